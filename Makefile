@@ -1,0 +1,101 @@
+# haltstat - KVM halt-polling analysis
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+MANDIR    ?= $(PREFIX)/share/man
+DATADIR   ?= $(PREFIX)/share
+DESTDIR   ?=
+
+CC        ?= cc
+PKGS      := libtracefs libtraceevent libtracecmd jansson
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CFLAGS    ?= -O2 -g
+CFLAGS    += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP \
+             -DHS_VERSION='"$(VERSION)"' $(PKG_CFLAGS)
+LDLIBS    += $(PKG_LIBS) -lpthread -lm
+
+# make check SANITIZE=1: the whole suite under ASan + UBSan, in its own tree.
+ifeq ($(SANITIZE),1)
+BUILD     ?= build/san
+CFLAGS    += -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDFLAGS   += -fsanitize=address,undefined
+else
+BUILD     ?= build/rel
+endif
+
+LIB_SRCS  := $(sort $(wildcard lib/*.c formats/*.c))
+CMD_SRCS  := $(sort $(wildcard cmd/*.c))
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+CMD_OBJS  := $(CMD_SRCS:%.c=$(BUILD)/%.o)
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
+TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
+TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
+
+# What a fresh Debian 12 machine needs to build, test and benchmark.
+DEB_BUILD := build-essential pkg-config libtraceevent-dev libtracefs-dev \
+             libtracecmd-dev libjansson-dev libzstd-dev
+DEB_TEST  := trace-cmd librsvg2-bin util-linux procps time clang libclang-rt-14-dev python3
+
+.PHONY: all deps check bench clean install uninstall tools
+all: haltstat tools
+
+haltstat: $(BUILD)/haltstat
+	ln -sf $< $@
+
+$(BUILD)/haltstat: $(CMD_OBJS) $(BUILD)/libhaltstat.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libhaltstat.a: $(LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libhaltstat.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libhaltstat.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+tools: $(TOOL_BINS) $(UNIT_BINS)
+
+deps:
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_BUILD) $(DEB_TEST)
+
+check: haltstat tools
+	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/run.sh
+
+bench: haltstat tools
+	@BUILD=$(BUILD) tests/bench/run.sh
+
+install: haltstat
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions \
+		$(DESTDIR)$(DATADIR)/zsh/vendor-completions \
+		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d \
+		$(DESTDIR)$(DATADIR)/haltstat
+	install -m 755 $(BUILD)/haltstat $(DESTDIR)$(BINDIR)/haltstat
+	install -m 644 formats/report.schema.json $(DESTDIR)$(DATADIR)/haltstat/
+	for f in doc/*.1; do [ -e "$$f" ] && install -m 644 $$f $(DESTDIR)$(MANDIR)/man1/; done; true
+	[ ! -e completions/haltstat.bash ] || install -m 644 completions/haltstat.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/haltstat
+	[ ! -e completions/_haltstat ] || install -m 644 completions/_haltstat $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_haltstat
+	[ ! -e completions/haltstat.fish ] || install -m 644 completions/haltstat.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/haltstat.fish
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/haltstat $(DESTDIR)$(MANDIR)/man1/haltstat*.1 \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions/haltstat \
+		$(DESTDIR)$(DATADIR)/zsh/vendor-completions/_haltstat \
+		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/haltstat.fish
+	rm -rf $(DESTDIR)$(DATADIR)/haltstat
+
+clean:
+	rm -rf build haltstat
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef HS_ACCOUNT_H
+#define HS_ACCOUNT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "hist.h"
+#include "meta.h"
+#include "whatif.h"
+
+/*
+ * Per-vCPU-thread and per-guest-CPU accounting. Readers push events in time
+ * order per thread (and per CPU for guest idle events); state is bounded per
+ * thread, never per event.
+ */
+struct hs_account_opts {
+	uint64_t start_ns;	/* from the first event; 0 = from the start */
+	uint64_t end_ns;	/* from the first event; 0 = to the end */
+	uint64_t linear_bucket_ns; /* 0: no linear histogram */
+	unsigned int linear_entries;
+	struct hs_whatif_opts whatif;
+	bool no_whatif;		/* skip the simulator (faster) */
+};
+
+/* Window in force as far as the trace tells. */
+#define HS_WINDOW_UNKNOWN (-1)
+
+struct hs_vcpu_acct {
+	int tid;
+	uint64_t halts, poll_hits, waits;
+	uint64_t poll_misses;	/* waits with a window > 0 in force */
+	uint64_t nopoll_waits;	/* waits with window 0 */
+	uint64_t unknown_waits;	/* waits with the window not yet known */
+	uint64_t invalid;	/* valid == 0 */
+	uint64_t poll_ns;	/* hits' ns plus misses' window */
+	struct hs_hist all;	/* halt durations, every halt */
+	uint64_t log2_poll[HS_LOG2_BUCKETS];
+	uint64_t log2_wait[HS_LOG2_BUCKETS];
+	uint64_t *linear_poll;	/* linear_entries + 1 (last = overflow), or NULL */
+	uint64_t *linear_wait;
+
+	/* window timeline from kvm_halt_poll_ns */
+	int64_t window;		/* HS_WINDOW_UNKNOWN or ns */
+	int64_t vcpu_id;	/* from kvm_halt_poll_ns, -1 unknown */
+	uint64_t grows, shrinks, flaps;
+	int last_change;	/* +1, -1, 0 */
+	uint64_t window_since_ts; /* when the current known window began */
+	double window_area;	/* sum of window * time, for the time-weighted mean */
+	uint64_t window_time;	/* time with a known window */
+	struct hs_poll_change pending;	/* kvm_halt_poll_ns waiting for its wakeup */
+	bool has_pending;
+	bool unreliable;	/* lost events touched this thread since its last halt */
+
+	uint64_t first_ts, last_ts;
+	struct hs_whatif *whatif;	/* NULL when opts.no_whatif */
+};
+
+#define HS_IDLE_STATES 8
+
+struct hs_guest_cpu_acct {
+	int cpu;
+	uint64_t entries[HS_IDLE_STATES];
+	uint64_t residency_ns[HS_IDLE_STATES];
+	int64_t cur_state;	/* -1: not idle / unknown */
+	uint64_t cur_since;
+	int64_t last_exit_state; /* state of the idle period that just ended */
+	uint64_t poll_hits, poll_misses; /* POLL (state 0) periods */
+	bool poll_pending;	/* a POLL ended; a state-1 entry next makes it a miss */
+	int64_t window;		/* guest_halt_poll_ns, -1 unknown */
+	uint64_t grows, shrinks;
+	uint64_t window_since_ts;
+	double window_area;
+	uint64_t window_time;
+	uint64_t first_ts, last_ts;
+};
+
+struct hs_thread_info {
+	int tid;
+	int tgid;		/* -1 unknown */
+	char comm[64];
+};
+
+struct hs_process_info {
+	int tgid;
+	char comm[64];
+	char vm_name[128];	/* QEMU -name guest=..., else "" */
+};
+
+struct hs_account;
+
+struct hs_account *hs_account_alloc(const struct hs_account_opts *opts);
+void hs_account_free(struct hs_account *acct);
+
+/* Metadata the reader fills in (source, kernel, parameters, losses). */
+struct hs_meta *hs_account_meta(struct hs_account *acct);
+
+int hs_account_event(struct hs_account *acct, const struct hs_event *ev);
+void hs_account_thread(struct hs_account *acct, int tid, int tgid, const char *comm);
+void hs_account_process(struct hs_account *acct, int tgid, const char *comm,
+			const char *vm_name);
+/* count_known false: events were lost on cpu but the count is unknown. */
+void hs_account_lost(struct hs_account *acct, int cpu, uint64_t count, bool count_known);
+/* Ends the stream: closes open idle periods and window timelines. */
+void hs_account_finish(struct hs_account *acct);
+
+/* Read access for the report builder. */
+unsigned int hs_account_nvcpus(const struct hs_account *acct);
+const struct hs_vcpu_acct *hs_account_vcpu(const struct hs_account *acct, unsigned int i);
+unsigned int hs_account_nguest(const struct hs_account *acct);
+const struct hs_guest_cpu_acct *hs_account_guest(const struct hs_account *acct, unsigned int i);
+const struct hs_thread_info *hs_account_thread_info(const struct hs_account *acct, int tid);
+const struct hs_process_info *hs_account_process_info(const struct hs_account *acct, int tgid);
+const struct hs_account_opts *hs_account_options(const struct hs_account *acct);
+uint64_t hs_account_first_ts(const struct hs_account *acct);
+uint64_t hs_account_last_ts(const struct hs_account *acct);
+uint64_t hs_account_events(const struct hs_account *acct, enum hs_event_kind kind);
+
+#endif

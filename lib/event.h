@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef HS_EVENT_H
+#define HS_EVENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * The one event model every reader produces and the accounting consumes.
+ * Readers decode bytes or text into these; nothing downstream knows where
+ * an event came from.
+ */
+enum hs_event_kind {
+	HS_EV_VCPU_WAKEUP = 1,		/* kvm:kvm_vcpu_wakeup */
+	HS_EV_HALT_POLL_NS,		/* kvm:kvm_halt_poll_ns */
+	HS_EV_CPU_IDLE,			/* power:cpu_idle */
+	HS_EV_GUEST_HALT_POLL_NS,	/* power:guest_halt_poll_ns */
+};
+
+#define HS_IDLE_EXIT 4294967295u	/* power:cpu_idle state on idle exit */
+
+struct hs_wakeup {
+	uint64_t ns;		/* whole halt: polling plus waiting */
+	bool waited;		/* false: never scheduled out (a poll hit) */
+	int8_t valid;		/* 1, 0, or -1 when the kernel predates the field */
+};
+
+struct hs_poll_change {
+	uint32_t vcpu_id;
+	uint32_t new_ns;
+	uint32_t old_ns;
+	bool grow;
+};
+
+struct hs_idle {
+	uint32_t state;		/* HS_IDLE_EXIT on exit */
+	uint32_t cpu_id;
+};
+
+struct hs_guest_poll {
+	uint32_t new_ns;
+	uint32_t old_ns;
+	bool grow;
+};
+
+struct hs_event {
+	uint64_t ts;		/* ns in the trace clock */
+	int32_t cpu;		/* CPU whose buffer held the event */
+	int32_t tid;		/* common_pid: the vCPU thread for kvm events */
+	uint8_t kind;		/* enum hs_event_kind */
+	union {
+		struct hs_wakeup wakeup;
+		struct hs_poll_change poll;
+		struct hs_idle idle;
+		struct hs_guest_poll guest_poll;
+	};
+};
+
+#endif

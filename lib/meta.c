@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <string.h>
+
+#include "meta.h"
+
+void hs_meta_init(struct hs_meta *meta)
+{
+	memset(meta, 0, sizeof(*meta));
+	meta->halt_poll_ns = -1;
+	meta->halt_poll_ns_grow = -1;
+	meta->halt_poll_ns_grow_start = -1;
+	meta->halt_poll_ns_shrink = -1;
+	meta->guest_halt_poll_ns = -1;
+	meta->guest_halt_poll_grow = -1;
+	meta->guest_halt_poll_grow_start = -1;
+	meta->guest_halt_poll_shrink = -1;
+	meta->guest_halt_poll_allow_shrink = -1;
+	meta->ncpus = -1;
+	meta->record_seconds = -1;
+	meta->lost_known = true;
+}

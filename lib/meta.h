@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef HS_META_H
+#define HS_META_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * Facts about a recording that are not events: where it came from, the
+ * kernel and its halt-polling parameters at record time, and what was lost.
+ * Unknown numbers are -1 and unknown strings are empty, so that a pasted
+ * trace (which carries none of this) is told apart from a zero.
+ */
+#define HS_META_STR 128
+
+struct hs_meta {
+	char source[4096];		/* file name, or "-" for stdin */
+	char format[HS_META_STR];	/* e.g. "haltstat", "trace.dat v7 (zstd)", "text (trace-cmd report)" */
+	char kernel_release[HS_META_STR];
+	char clock[32];
+	char cpuidle_driver[64];
+	char cpuidle_governor[64];
+	char buffer_instance[HS_META_STR]; /* trace-cmd -B NAME the events came from */
+
+	int64_t halt_poll_ns;		/* /sys/module/kvm/parameters/... */
+	int64_t halt_poll_ns_grow;
+	int64_t halt_poll_ns_grow_start;
+	int64_t halt_poll_ns_shrink;
+
+	int64_t guest_halt_poll_ns;	/* /sys/module/haltpoll/parameters/... */
+	int64_t guest_halt_poll_grow;
+	int64_t guest_halt_poll_grow_start;
+	int64_t guest_halt_poll_shrink;
+	int guest_halt_poll_allow_shrink; /* 1, 0 or -1 */
+
+	int ncpus;			/* -1 when unknown */
+	double record_seconds;		/* wall time of the recording, -1 unknown */
+
+	/* Losses: every reader reports them through hs_account_lost(). */
+	uint64_t lost_events;		/* sum of known counts */
+	uint64_t lost_unknown_places;	/* pages/markers that lost an unknown count */
+	bool lost_known;		/* false when the source cannot tell (pasted text without stats) */
+
+	/* Partial input: what a reader skipped and carried on past. */
+	uint64_t skipped_lines;
+	uint64_t skipped_pages;
+	uint64_t skipped_events;	/* malformed records inside good pages */
+};
+
+void hs_meta_init(struct hs_meta *meta);
+
+#endif

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef HS_REPORT_H
+#define HS_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "account.h"
+#include "hist.h"
+#include "meta.h"
+#include "whatif.h"
+
+/*
+ * The report model: one struct that every writer (text, JSON, CSV, SVG,
+ * OpenMetrics) renders. Built once from the accounting; writers compute
+ * nothing of their own.
+ */
+struct hs_halt_stats {
+	uint64_t halts, poll_hits, waits;
+	uint64_t poll_misses, nopoll_waits, unknown_waits, invalid;
+	uint64_t sum_ns, min_ns, max_ns;
+	double mean_ns;
+	uint64_t p50_ns, p90_ns, p99_ns, p999_ns;
+	double hit_rate;		/* poll_hits / halts, 0 when no halts */
+	uint64_t poll_ns;		/* time spent polling: hits' ns + misses' window */
+	double halts_per_s;
+	/* window timeline */
+	uint64_t grows, shrinks, flaps;
+	double window_mean_ns;		/* time-weighted; -1 unknown */
+	int64_t window_last_ns;		/* -1 unknown */
+};
+
+struct hs_log2_hist {
+	uint64_t poll[HS_LOG2_BUCKETS];
+	uint64_t wait[HS_LOG2_BUCKETS];
+};
+
+struct hs_linear_hist {
+	uint64_t bucket_ns;
+	unsigned int entries;		/* plus one overflow bucket at [entries] */
+	uint64_t *poll;
+	uint64_t *wait;
+};
+
+struct hs_advice {
+	bool valid;
+	uint64_t halt_poll_ns;		/* the suggestion */
+	char objective[16];		/* latency | balanced | cpu */
+	char confidence[16];		/* high | medium | low */
+	double max_poll_cpu_pct;	/* the per-vCPU budget applied */
+	uint64_t wake_overhead_ns;	/* estimated scheduler wake-up cost */
+	char *text;			/* the explanation in words, lines separated by \n */
+	char **findings;		/* short machine-readable codes, e.g. "periodic_under_window" */
+	unsigned int nfindings;
+};
+
+struct hs_report_vcpu {
+	int tid, tgid;
+	char comm[64];
+	int vcpu_index;			/* from "CPU N/KVM", -1 unknown */
+	int64_t vcpu_id;		/* from kvm_halt_poll_ns, -1 unknown */
+	char vm[128];			/* VM name or process comm */
+	struct hs_halt_stats stats;
+	struct hs_log2_hist log2;
+	struct hs_linear_hist linear;	/* entries 0 when not asked for */
+	struct hs_whatif_row what_if[HS_WHATIF_MAX_CANDIDATES];
+	unsigned int n_what_if;
+	struct hs_selfcheck selfcheck;
+	uint64_t wake_overhead_ns;
+	struct hs_hist *hist;		/* fine histogram (for plots), owned */
+};
+
+struct hs_report_vm {
+	int tgid;			/* -1 when unknown: all threads without a known process */
+	char name[128];
+	char comm[64];
+	unsigned int nvcpus;
+	struct hs_halt_stats stats;
+	struct hs_log2_hist log2;
+	struct hs_whatif_row what_if[HS_WHATIF_MAX_CANDIDATES];
+	unsigned int n_what_if;
+	struct hs_advice advice;	/* per-VM suggestion when it differs a lot */
+};
+
+struct hs_report_guest_cpu {
+	int cpu;
+	uint64_t entries[HS_IDLE_STATES];
+	uint64_t residency_ns[HS_IDLE_STATES];
+	uint64_t poll_hits, poll_misses;
+	uint64_t grows, shrinks;
+	double window_mean_ns;		/* -1 unknown */
+	int64_t window_last_ns;
+};
+
+struct hs_report {
+	struct hs_meta meta;
+	uint64_t first_ts, last_ts;	/* trace clock ns */
+	double duration_s;
+	uint64_t events_total;
+	uint64_t events_wakeup, events_poll_ns, events_idle, events_guest_poll;
+	double lost_pct;		/* lost / (recorded + lost) * 100, -1 unknown */
+
+	struct hs_report_vcpu *vcpus;
+	unsigned int nvcpus;
+	struct hs_report_vm *vms;
+	unsigned int nvms;
+	struct hs_halt_stats host;
+	struct hs_log2_hist host_log2;
+	struct hs_whatif_row host_what_if[HS_WHATIF_MAX_CANDIDATES];
+	unsigned int n_host_what_if;
+	struct hs_advice advice;
+
+	struct hs_report_guest_cpu *guest;
+	unsigned int nguest;
+
+	char **warnings;		/* one-line warnings for every writer */
+	unsigned int nwarnings;
+};
+
+struct hs_report_filter {
+	int *pids;			/* VMM process ids (tgid) or thread ids */
+	unsigned int npids;
+	const char *vm;			/* name or pid */
+	int vcpu;			/* vCPU index, -1 all */
+};
+
+struct hs_advice_opts {
+	char objective[16];		/* latency | balanced | cpu */
+	double max_poll_cpu_pct;	/* per vCPU; <= 0: objective's default */
+	bool enabled;
+};
+
+int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
+		    const struct hs_report_filter *filter,
+		    const struct hs_advice_opts *advice);
+void hs_report_free(struct hs_report *rep);
+void hs_report_warn(struct hs_report *rep, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Fills rep->advice and each VM's advice from the what-if rows. lib/advice.c */
+void hs_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts);
+void hs_advice_free(struct hs_advice *adv);
+
+#endif

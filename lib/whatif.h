@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef HS_WHATIF_H
+#define HS_WHATIF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "sim.h"
+
+/*
+ * Per-vCPU what-if: replays every candidate maximum window over the halts of
+ * one vCPU thread as they stream in (constant memory), plus a replay of the
+ * recorded setting that is checked against the recorded grow/shrink events
+ * and poll hits (the self-check).
+ */
+#define HS_WHATIF_MAX_CANDIDATES 32
+
+extern const uint64_t hs_whatif_default_candidates[];
+extern const unsigned int hs_whatif_default_ncandidates;
+
+struct hs_whatif_opts {
+	uint64_t candidates[HS_WHATIF_MAX_CANDIDATES];	/* ascending, unique */
+	unsigned int ncandidates;
+	bool era_forced;		/* --kernel-era given */
+	enum hs_kernel_era era;
+	int64_t recorded_max_ns;	/* halt_poll_ns at record time, -1 unknown */
+	int64_t grow, grow_start, shrink; /* module values, -1 unknown (era defaults) */
+};
+
+struct hs_whatif_row {
+	uint64_t halt_poll_ns;
+	uint64_t halts;
+	uint64_t hits;			/* wake-ups that avoid the scheduler */
+	double hit_rate;		/* hits / halts, 0..1 */
+	double poll_cpu_s;		/* CPU seconds spent polling */
+	double miss_cpu_s;		/* of which wasted on misses */
+	double poll_cpu_pct;		/* percent of one CPU over the span */
+	double flaps_per_s;
+	uint64_t grows, shrinks;
+};
+
+struct hs_selfcheck {
+	uint64_t halts_compared;
+	uint64_t halts_agreeing;	/* same hit/miss and same grow/shrink/none */
+	double agree_pct;		/* -1 when nothing could be compared */
+	uint64_t replayed_max_ns;	/* the M that was replayed */
+	bool max_inferred;		/* M came from the trace, not the metadata */
+};
+
+struct hs_whatif;
+
+struct hs_whatif *hs_whatif_alloc(const struct hs_whatif_opts *opts);
+void hs_whatif_free(struct hs_whatif *w);
+/*
+ * One halt of this vCPU. change is the kvm_halt_poll_ns event that preceded
+ * this wakeup on the same thread (NULL when there was none), window_ns the
+ * window in force during the halt (-1 unknown), data_reliable false after
+ * lost events (the self-check then skips this halt).
+ */
+void hs_whatif_halt(struct hs_whatif *w, const struct hs_wakeup *wakeup,
+		    const struct hs_poll_change *change, int64_t window_ns,
+		    bool data_reliable);
+/* Ends the stream; span_ns is the time the vCPU was observed. */
+void hs_whatif_finish(struct hs_whatif *w, uint64_t span_ns);
+unsigned int hs_whatif_rows(const struct hs_whatif *w, struct hs_whatif_row *rows);
+void hs_whatif_selfcheck(const struct hs_whatif *w, struct hs_selfcheck *out);
+/* Estimated wake-up overhead (waits' ns minus time to wake), and how. */
+uint64_t hs_whatif_wake_overhead_ns(const struct hs_whatif *w);
+/* Adds b's rows into a (same candidates), for per-VM and host totals. */
+void hs_whatif_rows_sum(struct hs_whatif_row *into, const struct hs_whatif_row *from,
+			unsigned int n);
+
+#endif

@@ -1,0 +1,17 @@
+# Shared helpers for tests/t-*.sh: print the lines tests/run.sh counts.
+HALTSTAT=${HALTSTAT:-$HS_TOP/build/rel/haltstat}
+TMP=$(mktemp -d /tmp/haltstat-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+ok()   { echo "ok $1"; }
+fail() { echo "not ok $1${2:+: $2}"; }
+skip() { echo "skip $1${2:+: $2}"; }
+# check NAME COMMAND...: passes when the command succeeds
+check() { local n=$1; shift; if "$@" >"$TMP/check.out" 2>&1; then ok "$n"; else fail "$n" "$(head -c 300 "$TMP/check.out" | tr '\n' ' ')"; fi; }
+# check_eq NAME EXPECTED ACTUAL
+check_eq() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1" "expected '$2', got '$3'"; fi; }
+
+need_root()    { [ "$(id -u)" -eq 0 ]; }
+need_tracefs() { need_root && { [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; } && [ -d /sys/kernel/tracing/instances ]; }
+need_kvm()     { [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; }
+have()         { command -v "$1" >/dev/null 2>&1; }
