@@ -37,7 +37,8 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 # What a fresh Debian 12 machine needs to build, test and benchmark.
 DEB_BUILD := build-essential pkg-config libtraceevent-dev libtracefs-dev \
              libtracecmd-dev libjansson-dev libzstd-dev
-DEB_TEST  := trace-cmd librsvg2-bin util-linux procps time clang libclang-rt-14-dev python3
+DEB_TEST  := trace-cmd librsvg2-bin util-linux procps time clang libclang-rt-14-dev python3 \
+             python3-jsonschema python3-prometheus-client zsh fish groff-base man-db
 
 .PHONY: all deps check bench clean install uninstall tools
 all: haltstat tools
@@ -57,11 +58,11 @@ $(BUILD)/%.o: %.c
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libhaltstat.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libhaltstat.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
 
 tools: $(TOOL_BINS) $(UNIT_BINS)
 

@@ -7,6 +7,7 @@
 /* One per subcommand, git builtin/ style: returns the exit status. */
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_advise(int argc, char **argv);
 
 /* Shared by the subcommands: the single place errors are printed. */
 int cmd_fail(const struct hs_error *err);

@@ -17,6 +17,7 @@ struct cmd_entry {
 static const struct cmd_entry commands[] = {
 	{ "record", cmd_record, "capture KVM halt events into a trace.dat file" },
 	{ "report", cmd_report, "analyse a recording, a trace.dat or pasted ftrace text" },
+	{ "advise", cmd_advise, "what-if table and a suggested halt_poll_ns" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

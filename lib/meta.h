@@ -45,6 +45,7 @@ struct hs_meta {
 	uint64_t skipped_lines;
 	uint64_t skipped_pages;
 	uint64_t skipped_events;	/* malformed records inside good pages */
+	uint64_t clamped_ts;		/* events whose timestamp went backwards on their CPU */
 };
 
 void hs_meta_init(struct hs_meta *meta);

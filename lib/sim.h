@@ -23,6 +23,12 @@ struct hs_sim_params {
 	uint32_t grow;
 	uint32_t grow_start;
 	uint32_t shrink;
+	/*
+	 * Added: scheduler wake-up cost. A halt that ends in a wait lasts
+	 * time-to-wake plus this, and the kernel's grow/shrink decision sees
+	 * that whole duration. 0 by default.
+	 */
+	uint64_t wake_overhead_ns;
 };
 
 struct hs_sim {

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * haltstat record: options, signals, the traced command and the summary.
+ * Signal handlers only set flags; this file's main loop does the teardown.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/capture.h"
+#include "../lib/parse.h"
+#include "builtin.h"
+
+/* 8 MiB per CPU at buffer_percent 10 holds several seconds of 100k events/s. */
+#define RECORD_DEFAULT_KIB	8192
+#define RECORD_MAX_KIB		(4u << 20)
+
+struct record_params {
+	const char *output;
+	uint64_t duration_ns;		/* 0: until Ctrl-C or the command ends */
+	int pids[HS_CAPTURE_MAX_PIDS];
+	int npids;
+	bool host, guest;
+	const char *extra[HS_CAPTURE_MAX_EVENTS];
+	unsigned int nextra;
+	unsigned int buffer_kib;
+	char **command;			/* NULL-terminated, or NULL */
+};
+
+static volatile sig_atomic_t record_sigint, record_sigterm, record_sigchld;
+
+static void record_on_signal(int sig)
+{
+	if (sig == SIGINT)
+		record_sigint = record_sigint + 1;
+	else if (sig == SIGCHLD)
+		record_sigchld = 1;
+	else
+		record_sigterm = 1;
+}
+
+static void record_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: haltstat record [-o FILE] [-d DURATION] [-p PID[,PID]] [--host] [--guest]\n"
+		"                       [-e SYSTEM:EVENT]... [-m KIB] [-- COMMAND [ARGS]]\n"
+		"\n"
+		"Records KVM halt-polling events into a trace.dat (v6) that 'haltstat report'\n"
+		"and 'trace-cmd report' read, through a private tracefs instance.\n"
+		"\n"
+		"  -o, --output FILE      output file (default haltstat.dat)\n"
+		"  -d, --duration TIME    stop after TIME (10 = seconds, 500ms, 2m, 1h)\n"
+		"  -p, --pid PID[,PID]    only the threads of these VMM processes\n"
+		"      --host             host events: kvm:kvm_vcpu_wakeup, kvm:kvm_halt_poll_ns\n"
+		"      --guest            guest events: power:cpu_idle, power:guest_halt_poll_ns\n"
+		"                         (default: both, whichever exist here)\n"
+		"  -e, --event SYS:EVENT  also record this event (repeatable; must exist)\n"
+		"  -m, --buffer KIB       ring buffer per CPU in KiB (default %u)\n"
+		"  -h, --help             this help\n"
+		"\n"
+		"Recording stops at the end of TIME, when COMMAND exits, or on Ctrl-C\n"
+		"(with COMMAND: when it exits after Ctrl-C; press Ctrl-C twice to abort\n"
+		"without saving).\n"
+		"Exit status: 0 ok, 2 usage, 4 permission, 5 tracefs, 6 no events,\n"
+		"7 output not writable or disk full, 9 COMMAND could not be started.\n",
+		RECORD_DEFAULT_KIB);
+}
+
+static int record_parse_args(int argc, char **argv, struct record_params *p)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "host", no_argument, NULL, 'H' },
+		{ "guest", no_argument, NULL, 'G' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "buffer", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int c;
+
+	memset(p, 0, sizeof(*p));
+	p->output = "haltstat.dat";
+	p->buffer_kib = RECORD_DEFAULT_KIB;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:d:p:e:m:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!optarg[0])
+				return cmd_usage_error("record", "empty output file name");
+			p->output = optarg;
+			break;
+		case 'd':
+			if (hs_parse_duration_ns(optarg, &p->duration_ns) || !p->duration_ns)
+				return cmd_usage_error("record", "bad duration '%s'", optarg);
+			break;
+		case 'p':
+			p->npids = hs_parse_pid_list(optarg, p->pids, HS_CAPTURE_MAX_PIDS);
+			if (p->npids <= 0)
+				return cmd_usage_error("record", "bad pid list '%s'", optarg);
+			break;
+		case 'H':
+			p->host = true;
+			break;
+		case 'G':
+			p->guest = true;
+			break;
+		case 'e':
+			if (p->nextra >= HS_CAPTURE_MAX_EVENTS - 4)
+				return cmd_usage_error("record", "too many -e events");
+			if (!strchr(optarg, ':') || optarg[strspn(optarg,
+			    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:")])
+				return cmd_usage_error("record", "bad event '%s' (want SYSTEM:EVENT)",
+						       optarg);
+			p->extra[p->nextra++] = optarg;
+			break;
+		case 'm':
+			if (hs_parse_u64(optarg, &v) || !v || v > RECORD_MAX_KIB)
+				return cmd_usage_error("record", "bad buffer size '%s' (KiB, 1..%u)",
+						       optarg, RECORD_MAX_KIB);
+			p->buffer_kib = (unsigned int)v;
+			break;
+		case 'h':
+			record_usage(stdout);
+			return -1;
+		default:
+			return cmd_usage_error("record", "unknown or incomplete option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (!p->host && !p->guest)
+		p->host = p->guest = true;
+	if (optind < argc)
+		p->command = argv + optind;
+	return 0;
+}
+
+static unsigned int record_events(const struct record_params *p, const char **ev, bool *req)
+{
+	static const char *const host[] = { "kvm:kvm_vcpu_wakeup", "kvm:kvm_halt_poll_ns" };
+	static const char *const guest[] = { "power:cpu_idle", "power:guest_halt_poll_ns" };
+	unsigned int n = 0;
+
+	for (int i = 0; p->host && i < 2; i++, n++) {
+		ev[n] = host[i];
+		req[n] = false;
+	}
+	for (int i = 0; p->guest && i < 2; i++, n++) {
+		ev[n] = guest[i];
+		req[n] = false;
+	}
+	for (unsigned int i = 0; i < p->nextra; i++, n++) {
+		ev[n] = p->extra[i];
+		req[n] = true;
+	}
+	return n;
+}
+
+static void record_signals(sigset_t *blocked, sigset_t *orig)
+{
+	struct sigaction sa;
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = record_on_signal;
+	sigemptyset(blocked);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		sigaction(sigs[i], &sa, NULL);
+		sigaddset(blocked, sigs[i]);
+	}
+	sigprocmask(SIG_BLOCK, blocked, orig);
+}
+
+/* Starts COMMAND; an exec failure comes back through a close-on-exec pipe. */
+static pid_t record_spawn(char **argv, const sigset_t *orig, struct hs_error *err)
+{
+	int pfd[2], e = 0;
+	pid_t pid;
+	ssize_t r;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return hs_error_set(err, HS_ERR_COMMAND, "cannot start '%s': %s", argv[0],
+				    strerror(errno)), -1;
+	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+		sigprocmask(SIG_SETMASK, orig, NULL);
+		signal(SIGCHLD, SIG_DFL);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(pfd[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pfd[1]);
+	if (pid < 0) {
+		close(pfd[0]);
+		return hs_error_set(err, HS_ERR_COMMAND, "cannot start '%s': %s", argv[0],
+				    strerror(errno)), -1;
+	}
+	while ((r = read(pfd[0], &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	close(pfd[0]);
+	if (r == sizeof(e)) {
+		waitpid(pid, NULL, 0);
+		return hs_error_set(err, HS_ERR_COMMAND, "cannot start '%s': %s", argv[0],
+				    strerror(e)), -1;
+	}
+	return pid;
+}
+
+static double record_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Waits, signals unblocked only inside ppoll, until something ends the recording. */
+static void record_wait(struct hs_capture *cap, const struct record_params *p, pid_t *child,
+			const sigset_t *orig)
+{
+	double end = record_now() + (double)p->duration_ns / 1e9;
+	bool forwarded = false;
+
+	for (;;) {
+		double left = end - record_now();
+		struct timespec ts = { 0, 200 * 1000 * 1000 };
+
+		if (record_sigint >= 2 || record_sigterm || hs_capture_failed(cap))
+			return;
+		/* Ctrl-C reaches the command too; its end is worth recording, a second one aborts. */
+		if (record_sigint && *child <= 0)
+			return;
+		if (record_sigint && !forwarded) {
+			kill(*child, SIGINT);
+			forwarded = true;
+		}
+		if (*child > 0 && record_sigchld) {
+			record_sigchld = 0;
+			if (waitpid(*child, NULL, WNOHANG) == *child) {
+				*child = -1;
+				return;
+			}
+		}
+		if (p->duration_ns && left <= 0)
+			return;
+		if (p->duration_ns && left < 0.2)
+			ts.tv_nsec = (long)(left * 1e9);
+		ppoll(NULL, 0, &ts, orig);
+	}
+}
+
+static void record_summary(const struct hs_capture_summary *s, const char *output)
+{
+	fprintf(stderr, "haltstat record: %.3f s, %llu events, %u CPUs, %u threads\n",
+		s->seconds, (unsigned long long)s->total_events, s->ncpus, s->nthreads);
+	for (unsigned int i = 0; i < s->nevents; i++)
+		fprintf(stderr, "  %-32s %12llu\n", s->event_names[i],
+			(unsigned long long)s->event_counts[i]);
+	fprintf(stderr, "  lost events:");
+	for (unsigned int i = 0; i < s->ncpus; i++)
+		fprintf(stderr, " cpu%u=%llu", i, (unsigned long long)s->lost[i]);
+	fprintf(stderr, "\n");
+	if (s->lost_total)
+		fprintf(stderr, "WARNING: %llu events were lost; the analysis will be incomplete "
+			"(try a larger -m or fewer events)\n", (unsigned long long)s->lost_total);
+	fprintf(stderr, "  wrote %s (%.1f KiB)\n", output, (double)s->file_size / 1024.0);
+}
+
+static void record_warn_missing(struct hs_capture *cap, const struct record_params *p)
+{
+	const char *const *miss;
+	unsigned int n = hs_capture_missing(cap, &miss);
+	bool kvm_missing = false;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (!strncmp(miss[i], "kvm:", 4))
+			kvm_missing = true;
+		else
+			fprintf(stderr, "haltstat record: warning: event %s does not exist here, "
+				"not recorded\n", miss[i]);
+	}
+	if (kvm_missing)
+		fprintf(stderr, "haltstat record: warning: kvm events not available (is the kvm "
+			"module loaded?)%s\n", p->guest ? "; recording guest events only" : "");
+}
+
+static int record_run(const struct record_params *p, const sigset_t *orig)
+{
+	const char *ev[HS_CAPTURE_MAX_EVENTS];
+	bool req[HS_CAPTURE_MAX_EVENTS];
+	struct hs_capture_opts o = {
+		.output = p->output, .events = ev, .required = req,
+		.nevents = record_events(p, ev, req),
+		.pids = p->pids, .npids = (unsigned int)p->npids, .buffer_kib = p->buffer_kib,
+	};
+	struct hs_capture_summary sum;
+	struct hs_capture *cap = NULL;
+	struct hs_error err = { 0 };
+	pid_t child = -1;
+	int ret;
+
+	ret = hs_capture_start(&cap, &o, &err);
+	if (!ret) {
+		record_warn_missing(cap, p);
+		if (p->command && (child = record_spawn(p->command, orig, &err)) < 0)
+			ret = err.code;
+	}
+	if (!ret) {
+		record_wait(cap, p, &child, orig);
+		/* From here a second Ctrl-C must be seen at once: handlers only count. */
+		sigprocmask(SIG_SETMASK, orig, NULL);
+		ret = hs_capture_stop(cap, record_sigint < 2, &err);
+	}
+	if (!ret && record_sigint >= 2)
+		ret = hs_error_set(&err, HS_ERR_RUNTIME, "interrupted twice: recording discarded");
+	if (!ret)
+		ret = hs_capture_save(cap, &sum, &err);
+	if (!ret)
+		record_summary(&sum, p->output);
+	hs_capture_destroy(cap);
+	if (child > 0) {
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+	}
+	return ret ? cmd_fail(&err) : 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_params p;
+	sigset_t blocked, orig;
+	int ret;
+
+	ret = record_parse_args(argc, argv, &p);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	record_signals(&blocked, &orig);
+	ret = record_run(&p, &orig);
+	sigprocmask(SIG_SETMASK, &orig, NULL);
+	return ret;
+}

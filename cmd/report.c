@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * haltstat report: read a recording (haltstat's own file, a trace-cmd
+ * trace.dat or pasted ftrace text), account it, and render it as text,
+ * JSON or CSV. Parsing and presentation only; the numbers come from lib/.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../formats/input.h"
+#include "../formats/output.h"
+#include "../lib/account.h"
+#include "../lib/error.h"
+#include "../lib/parse.h"
+#include "../lib/report.h"
+#include "../lib/sim.h"
+#include "../lib/whatif.h"
+#include "builtin.h"
+
+#define REPORT_DEFAULT_INPUT		"haltstat.dat"
+#define REPORT_DEFAULT_BUCKET_NS	10000
+#define REPORT_DEFAULT_ENTRIES		50
+#define REPORT_MAX_ENTRIES		100000
+#define REPORT_MAX_PIDS			256
+
+enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_CSV, REPORT_SVG, REPORT_OPENMETRICS,
+		     REPORT_PROMETHEUS };
+
+static const char *const report_format_names[] = {
+	[REPORT_TEXT] = "text", [REPORT_JSON] = "json", [REPORT_CSV] = "csv",
+	[REPORT_SVG] = "svg", [REPORT_OPENMETRICS] = "openmetrics",
+	[REPORT_PROMETHEUS] = "prometheus",
+};
+
+struct report_params {
+	const char *input;
+	const char *output;		/* NULL or "-": standard output */
+	const char *svg_output;		/* --svg FILE: a plot besides the report */
+	enum report_format format;
+	struct hs_account_opts acct;
+	struct hs_report_filter filter;
+	int pids[REPORT_MAX_PIDS];
+	struct hs_advice_opts advice;
+	struct hs_text_opts text;
+	bool have_start, have_end;
+};
+
+static void report_usage(FILE *out)
+{
+	fprintf(out,
+"usage: haltstat report [-i FILE] [-o FILE] [--json|--csv] [OPTIONS]\n"
+"\n"
+"Per-VM and per-vCPU halt statistics, poll hits and misses, halt-duration\n"
+"histograms split by poll outcome, the guest idle side, and a suggested\n"
+"halt_poll_ns, from a haltstat recording, a trace-cmd trace.dat (v6 or v7)\n"
+"or pasted ftrace text (the format is told from the content).\n"
+"\n"
+"input and output:\n"
+"  -i, --input FILE        recording to read (default " REPORT_DEFAULT_INPUT "; - reads stdin)\n"
+"  -o, --output FILE       write the report to FILE (default standard output)\n"
+"      --json              one JSON document (schema haltstat.report/1, see\n"
+"                          report.schema.json)\n"
+"      --csv               one CSV row per vCPU thread, with a header row\n"
+"      --format FMT        text, json, csv, svg, openmetrics (OpenMetrics 1.0) or\n"
+"                          prometheus (text format 0.0.4, for node_exporter's\n"
+"                          textfile collector)\n"
+"      --svg FILE          also write a self-contained SVG plot to FILE\n"
+"\n"
+"selection:\n"
+"      --pid PID[,PID...]  only these VMM processes (or vCPU thread ids)\n"
+"      --vm NAME|PID       only this VM (QEMU -name, process name or pid)\n"
+"      --vcpu N            only vCPU index N (from the thread name \"CPU N/KVM\")\n"
+"      --start TIME        ignore events before TIME after the first event\n"
+"      --end TIME          ignore events after TIME after the first event\n"
+"                          (TIME: 10 = seconds, or 1.5s, 500ms, 250us, 100ns, 2m)\n"
+"\n"
+"histograms (text; --linear also adds linear_histogram to --json):\n"
+"      --linear            linear buckets instead of log2 (default bucket 10us,\n"
+"                          50 entries, plus an \"over:\" row)\n"
+"      --bucket-size NS    linear bucket width in ns (or 10us, 1ms); implies --linear\n"
+"      --entries N         number of linear buckets (1-%d); implies --linear\n"
+"      --per-vm            one histogram per VM instead of one per vCPU\n"
+"      --no-histograms     the table only\n"
+"\n"
+"advice and what-if:\n"
+"      --no-advice         do not print or compute a suggestion\n"
+"      --objective OBJ     latency, balanced (default) or cpu\n"
+"      --max-poll-cpu PCT  polling budget per vCPU, percent of one CPU (0-100]\n"
+"      --candidates LIST   halt_poll_ns values to replay, e.g. 0,50000,200000\n"
+"      --kernel-era ERA    replay this kernel's algorithm: 4.4, 5.x, 6.1 or 6.11\n"
+"                          (default: from the recorded kernel release)\n"
+"\n"
+"  -h, --help              this help\n"
+"\n"
+"Colours are used only when standard output is a terminal and NO_COLOR is unset.\n"
+"Exit status: 0 success, 1 runtime error, 2 usage, 3 bad or unreadable input,\n"
+"7 output not writable.\n", REPORT_MAX_ENTRIES);
+}
+
+enum {
+	OPT_JSON = 1000, OPT_CSV, OPT_LINEAR, OPT_BUCKET, OPT_ENTRIES, OPT_PID, OPT_VM,
+	OPT_VCPU, OPT_START, OPT_END, OPT_NO_ADVICE, OPT_OBJECTIVE, OPT_MAX_POLL_CPU,
+	OPT_CANDIDATES, OPT_ERA, OPT_NO_HIST, OPT_PER_VM, OPT_FORMAT, OPT_SVG,
+};
+
+static const struct option report_options[] = {
+	{ "input",		required_argument,	NULL, 'i' },
+	{ "output",		required_argument,	NULL, 'o' },
+	{ "json",		no_argument,		NULL, OPT_JSON },
+	{ "csv",		no_argument,		NULL, OPT_CSV },
+	{ "format",		required_argument,	NULL, OPT_FORMAT },
+	{ "svg",		required_argument,	NULL, OPT_SVG },
+	{ "linear",		no_argument,		NULL, OPT_LINEAR },
+	{ "bucket-size",	required_argument,	NULL, OPT_BUCKET },
+	{ "entries",		required_argument,	NULL, OPT_ENTRIES },
+	{ "pid",		required_argument,	NULL, OPT_PID },
+	{ "vm",			required_argument,	NULL, OPT_VM },
+	{ "vcpu",		required_argument,	NULL, OPT_VCPU },
+	{ "start",		required_argument,	NULL, OPT_START },
+	{ "end",		required_argument,	NULL, OPT_END },
+	{ "no-advice",		no_argument,		NULL, OPT_NO_ADVICE },
+	{ "objective",		required_argument,	NULL, OPT_OBJECTIVE },
+	{ "max-poll-cpu",	required_argument,	NULL, OPT_MAX_POLL_CPU },
+	{ "candidates",		required_argument,	NULL, OPT_CANDIDATES },
+	{ "kernel-era",		required_argument,	NULL, OPT_ERA },
+	{ "no-histograms",	no_argument,		NULL, OPT_NO_HIST },
+	{ "per-vm",		no_argument,		NULL, OPT_PER_VM },
+	{ "help",		no_argument,		NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void report_params_init(struct report_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->input = REPORT_DEFAULT_INPUT;
+	p->format = REPORT_TEXT;
+	p->filter.vcpu = -1;
+	p->filter.pids = p->pids;
+	snprintf(p->advice.objective, sizeof(p->advice.objective), "balanced");
+	p->advice.enabled = true;
+	p->text.show_advice = true;
+	p->text.show_histograms = true;
+	for (unsigned int i = 0; i < hs_whatif_default_ncandidates &&
+	     i < HS_WHATIF_MAX_CANDIDATES; i++)
+		p->acct.whatif.candidates[p->acct.whatif.ncandidates++] =
+			hs_whatif_default_candidates[i];
+	p->acct.whatif.recorded_max_ns = -1;
+	p->acct.whatif.grow = -1;
+	p->acct.whatif.grow_start = -1;
+	p->acct.whatif.shrink = -1;
+}
+
+/* A bucket width: a plain number is ns here (unlike --start), units allowed. */
+static int parse_bucket_ns(const char *s, uint64_t *ns)
+{
+	if (hs_parse_u64(s, ns) && hs_parse_duration_ns(s, ns))
+		return -1;
+	return *ns ? 0 : -1;
+}
+
+static int parse_percent(const char *s, double *pct)
+{
+	char *end;
+
+	errno = 0;
+	*pct = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(*pct) || *pct <= 0 || *pct > 100)
+		return -1;
+	return 0;
+}
+
+static int parse_objective(const char *s, struct hs_advice_opts *a)
+{
+	if (strcmp(s, "latency") && strcmp(s, "balanced") && strcmp(s, "cpu"))
+		return -1;
+	snprintf(a->objective, sizeof(a->objective), "%s", s);
+	return 0;
+}
+
+static int report_parse_linear(struct report_params *p, int opt, const char *arg)
+{
+	uint64_t v;
+
+	p->text.linear = true;
+	if (opt == OPT_BUCKET) {
+		if (parse_bucket_ns(arg, &v))
+			return cmd_usage_error("report", "bad --bucket-size '%s'", arg);
+		p->acct.linear_bucket_ns = v;
+	} else if (opt == OPT_ENTRIES) {
+		if (hs_parse_u64(arg, &v) || v < 1 || v > REPORT_MAX_ENTRIES)
+			return cmd_usage_error("report", "bad --entries '%s' (1-%d)", arg,
+					       REPORT_MAX_ENTRIES);
+		p->acct.linear_entries = (unsigned int)v;
+	}
+	return 0;
+}
+
+static int report_parse_select(struct report_params *p, int opt, const char *arg)
+{
+	uint64_t v;
+	int n;
+
+	switch (opt) {
+	case OPT_PID:
+		n = hs_parse_pid_list(arg, p->pids, REPORT_MAX_PIDS);
+		if (n <= 0)
+			return cmd_usage_error("report", "bad --pid '%s'", arg);
+		p->filter.npids = (unsigned int)n;
+		return 0;
+	case OPT_VM:
+		if (!arg[0])
+			return cmd_usage_error("report", "empty --vm");
+		p->filter.vm = arg;
+		return 0;
+	case OPT_VCPU:
+		if (hs_parse_u64(arg, &v) || v > INT_MAX)
+			return cmd_usage_error("report", "bad --vcpu '%s'", arg);
+		p->filter.vcpu = (int)v;
+		return 0;
+	case OPT_START:
+		if (hs_parse_duration_ns(arg, &p->acct.start_ns))
+			return cmd_usage_error("report", "bad --start '%s'", arg);
+		p->have_start = true;
+		return 0;
+	default:	/* OPT_END */
+		if (hs_parse_duration_ns(arg, &p->acct.end_ns) || !p->acct.end_ns)
+			return cmd_usage_error("report", "bad --end '%s'", arg);
+		p->have_end = true;
+		return 0;
+	}
+}
+
+static int report_parse_advice(struct report_params *p, int opt, const char *arg)
+{
+	struct hs_whatif_opts *w = &p->acct.whatif;
+	uint64_t vals[HS_WHATIF_MAX_CANDIDATES];
+	int n;
+
+	switch (opt) {
+	case OPT_NO_ADVICE:
+		p->advice.enabled = false;
+		p->text.show_advice = false;
+		return 0;
+	case OPT_OBJECTIVE:
+		if (parse_objective(arg, &p->advice))
+			return cmd_usage_error("report", "bad --objective '%s' "
+					       "(latency, balanced or cpu)", arg);
+		return 0;
+	case OPT_MAX_POLL_CPU:
+		if (parse_percent(arg, &p->advice.max_poll_cpu_pct))
+			return cmd_usage_error("report", "bad --max-poll-cpu '%s' "
+					       "(a percentage above 0, at most 100)", arg);
+		return 0;
+	case OPT_CANDIDATES:
+		n = hs_parse_u64_list(arg, vals, HS_WHATIF_MAX_CANDIDATES);
+		if (n <= 0)
+			return cmd_usage_error("report", "bad --candidates '%s' (at most %d "
+					       "comma-separated ns values)", arg,
+					       HS_WHATIF_MAX_CANDIDATES);
+		memcpy(w->candidates, vals, (size_t)n * sizeof(vals[0]));
+		w->ncandidates = (unsigned int)n;
+		return 0;
+	default:	/* OPT_ERA */
+		if (hs_kernel_era_parse(arg, &w->era))
+			return cmd_usage_error("report", "bad --kernel-era '%s' "
+					       "(4.4, 5.x, 6.1 or 6.11)", arg);
+		w->era_forced = true;
+		return 0;
+	}
+}
+
+static int report_parse_format(struct report_params *p, int opt, const char *arg)
+{
+	enum report_format f = opt == OPT_JSON ? REPORT_JSON : REPORT_CSV;
+	size_t n = sizeof(report_format_names) / sizeof(report_format_names[0]);
+
+	if (opt == OPT_FORMAT) {
+		for (f = 0; f < n && strcmp(arg, report_format_names[f]); f++)
+			;
+		if (f == n)
+			return cmd_usage_error("report", "bad --format '%s' (text, json, csv, "
+					       "svg, openmetrics or prometheus)", arg);
+	}
+	if (p->format != REPORT_TEXT && p->format != f)
+		return cmd_usage_error("report", "only one output format at a time");
+	p->format = f;
+	return 0;
+}
+
+static int report_parse_one(struct report_params *p, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'i':
+		p->input = arg;
+		return 0;
+	case 'o':
+		p->output = arg;
+		return 0;
+	case OPT_JSON:
+	case OPT_CSV:
+	case OPT_FORMAT:
+		return report_parse_format(p, opt, arg);
+	case OPT_SVG:
+		p->svg_output = arg;
+		return 0;
+	case OPT_LINEAR:
+	case OPT_BUCKET:
+	case OPT_ENTRIES:
+		return report_parse_linear(p, opt, arg);
+	case OPT_PID:
+	case OPT_VM:
+	case OPT_VCPU:
+	case OPT_START:
+	case OPT_END:
+		return report_parse_select(p, opt, arg);
+	case OPT_NO_ADVICE:
+	case OPT_OBJECTIVE:
+	case OPT_MAX_POLL_CPU:
+	case OPT_CANDIDATES:
+	case OPT_ERA:
+		return report_parse_advice(p, opt, arg);
+	case OPT_NO_HIST:
+		p->text.show_histograms = false;
+		return 0;
+	case OPT_PER_VM:
+		p->text.per_vm_histograms = true;
+		return 0;
+	default:
+		return cmd_usage_error("report", "unknown option");
+	}
+}
+
+/* Returns 0 to go on, -1 after --help, or an exit status > 0. */
+static int report_parse_args(int argc, char **argv, struct report_params *p)
+{
+	int opt, ret;
+
+	report_params_init(p);
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "i:o:h", report_options, NULL)) != -1) {
+		if (opt == 'h') {
+			report_usage(stdout);
+			return -1;
+		}
+		if (opt == '?' || opt == ':') {
+			if (optopt > 0 && optopt < 128)
+				return cmd_usage_error("report", "bad or incomplete option '-%c'",
+						       optopt);
+			return cmd_usage_error("report", "bad or incomplete option '%s'",
+					       argv[optind - 1]);
+		}
+		ret = report_parse_one(p, opt, optarg);
+		if (ret)
+			return ret;
+	}
+	if (optind < argc)
+		return cmd_usage_error("report", "unexpected argument '%s'", argv[optind]);
+	if (p->have_end && p->acct.end_ns <= p->acct.start_ns)
+		return cmd_usage_error("report", "--end must come after --start");
+	if (p->text.linear) {
+		if (!p->acct.linear_bucket_ns)
+			p->acct.linear_bucket_ns = REPORT_DEFAULT_BUCKET_NS;
+		if (!p->acct.linear_entries)
+			p->acct.linear_entries = REPORT_DEFAULT_ENTRIES;
+		if (p->acct.linear_bucket_ns > UINT64_MAX / (p->acct.linear_entries + 1))
+			return cmd_usage_error("report", "--bucket-size times --entries is too large");
+	}
+	return 0;
+}
+
+static int report_render(FILE *out, enum report_format format, const struct hs_report *rep,
+			 const struct hs_text_opts *text)
+{
+	switch (format) {
+	case REPORT_JSON:
+		return hs_report_write_json(out, rep);
+	case REPORT_CSV:
+		return hs_report_write_csv(out, rep);
+	case REPORT_SVG:
+		return hs_report_write_svg(out, rep, text);
+	case REPORT_OPENMETRICS:
+		return hs_report_write_openmetrics(out, rep);
+	case REPORT_PROMETHEUS:
+		return hs_report_write_prometheus(out, rep);
+	default:
+		return hs_report_write_text(out, rep, text);
+	}
+}
+
+/* Writes one rendering to path (NULL or "-": standard output). */
+static int report_write(const struct report_params *p, const char *path,
+			enum report_format format, const struct hs_report *rep)
+{
+	bool to_stdout = !path || !strcmp(path, "-");
+	FILE *out = to_stdout ? stdout : fopen(path, "w");
+	struct hs_text_opts text = p->text;
+	struct hs_error err;
+	int ret;
+
+	if (!out) {
+		hs_error_set(&err, HS_ERR_OUTPUT, "cannot write %s: %s", path, strerror(errno));
+		return cmd_fail(&err);
+	}
+	text.color = to_stdout && cmd_use_color(STDOUT_FILENO);
+	ret = report_render(out, format, rep, &text);
+	if (to_stdout && fflush(out) && !ret)
+		ret = HS_ERR_OUTPUT;
+	if (!to_stdout && fclose(out) && !ret)
+		ret = HS_ERR_OUTPUT;
+	if (!ret)
+		return 0;
+	if (ret == HS_ERR_OUTPUT)
+		hs_error_set(&err, ret, "cannot write %s: %s", to_stdout ? "standard output" :
+			     path, errno ? strerror(errno) : "write error");
+	else
+		hs_error_set(&err, ret, "cannot render the report: out of memory");
+	return cmd_fail(&err);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_params p;
+	struct hs_account *acct;
+	struct hs_report rep;
+	struct hs_error err;
+	int ret;
+
+	ret = report_parse_args(argc, argv, &p);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	hs_error_clear(&err);
+	acct = hs_account_alloc(&p.acct);
+	if (!acct) {
+		hs_error_set(&err, HS_ERR_RUNTIME, "cannot set up the accounting: out of memory");
+		return cmd_fail(&err);
+	}
+	ret = hs_input_read(p.input, acct, &err);
+	if (ret) {
+		hs_account_free(acct);
+		if (!err.code)
+			hs_error_set(&err, ret, "cannot read %s", p.input);
+		return cmd_fail(&err);
+	}
+	hs_account_finish(acct);
+	memset(&rep, 0, sizeof(rep));
+	if (hs_report_build(&rep, acct, &p.filter, &p.advice)) {
+		hs_report_free(&rep);
+		hs_account_free(acct);
+		hs_error_set(&err, HS_ERR_RUNTIME, "cannot build the report: out of memory");
+		return cmd_fail(&err);
+	}
+	errno = 0;
+	ret = report_write(&p, p.output, p.format, &rep);
+	if (!ret && p.svg_output)
+		ret = report_write(&p, p.svg_output, REPORT_SVG, &rep);
+	hs_report_free(&rep);
+	hs_account_free(acct);
+	return ret;
+}

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Text rendering of the what-if table and the suggestion (rtla auto-analysis
+ * style: the verdict first, then the reasons in words). Numbers come from
+ * the report; this only lays them out.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../lib/error.h"
+#include "output.h"
+
+#define ADV_BOLD  "\033[1m"
+#define ADV_RESET "\033[0m"
+
+static unsigned int adv_active_vcpus(const struct hs_report *rep)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < rep->nvcpus; i++)
+		n += rep->vcpus[i].stats.halts > 0;
+	return n ? n : 1;
+}
+
+static void adv_table(FILE *out, const struct hs_report *rep, const struct hs_text_opts *o)
+{
+	unsigned int nv = adv_active_vcpus(rep);
+
+	fprintf(out, "what-if: the adaptive window replayed per vCPU at each halt_poll_ns (%u vCPU%s, wake-up overhead %.1f us)\n",
+		nv, nv == 1 ? "" : "s", rep->advice.wake_overhead_ns / 1e3);
+	fprintf(out, "  %12s %10s %7s %11s %11s %10s %8s\n", "halt_poll_ns", "hits", "hit%",
+		"poll CPU-s", "miss CPU-s", "CPU%/vCPU", "flaps/s");
+	for (unsigned int i = 0; i < rep->n_host_what_if; i++) {
+		const struct hs_whatif_row *r = &rep->host_what_if[i];
+		bool pick = rep->advice.valid && r->halt_poll_ns == rep->advice.halt_poll_ns;
+
+		fprintf(out, "%s%c %12llu %10llu %7.1f %11.3f %11.3f %10.1f %8.1f%s\n",
+			pick && o && o->color ? ADV_BOLD : "", pick ? '*' : ' ',
+			(unsigned long long)r->halt_poll_ns, (unsigned long long)r->hits,
+			100 * r->hit_rate, r->poll_cpu_s, r->miss_cpu_s, r->poll_cpu_pct / nv,
+			r->flaps_per_s, pick && o && o->color ? ADV_RESET : "");
+	}
+}
+
+/* The explanation, one indented line per sentence group. */
+static void adv_lines(FILE *out, const char *text, const char *indent)
+{
+	const char *p = text, *nl;
+
+	while (p && *p) {
+		nl = strchr(p, '\n');
+		fprintf(out, "%s%.*s\n", indent, nl ? (int)(nl - p) : (int)strlen(p), p);
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+static void adv_findings(FILE *out, const struct hs_advice *a, const char *indent)
+{
+	if (!a->nfindings)
+		return;
+	fprintf(out, "%sfindings:", indent);
+	for (unsigned int i = 0; i < a->nfindings; i++)
+		fprintf(out, "%s%s", i ? ", " : " ", a->findings[i]);
+	fputc('\n', out);
+}
+
+int hs_advice_write_text(FILE *out, const struct hs_report *rep, const struct hs_text_opts *opts)
+{
+	const struct hs_advice *a = &rep->advice;
+	bool color = opts && opts->color;
+
+	if (rep->n_host_what_if) {
+		adv_table(out, rep, opts);
+		fputc('\n', out);
+	}
+	if (a->valid)
+		fprintf(out, "%ssuggestion: halt_poll_ns=%llu%s (objective %s, confidence %s)\n",
+			color ? ADV_BOLD : "", (unsigned long long)a->halt_poll_ns,
+			color ? ADV_RESET : "", a->objective, a->confidence);
+	else
+		fprintf(out, "suggestion: none (confidence %s)\n",
+			a->confidence[0] ? a->confidence : "low");
+	adv_lines(out, a->text, "  ");
+	adv_findings(out, a, "  ");
+	for (unsigned int i = 0; i < rep->nvms; i++) {
+		const struct hs_advice *v = &rep->vms[i].advice;
+
+		if (!v->valid)
+			continue;
+		fprintf(out, "\nVM %s: halt_poll_ns=%llu (confidence %s)\n",
+			rep->vms[i].name[0] ? rep->vms[i].name : rep->vms[i].comm,
+			(unsigned long long)v->halt_poll_ns, v->confidence);
+		adv_lines(out, v->text, "  ");
+	}
+	if (fflush(out) || ferror(out))
+		return HS_ERR_OUTPUT;
+	return HS_OK;
+}

@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The human report: header, warnings, a per-VM / per-vCPU table, log2 or
+ * linear histograms in the rtla/bcc style, the guest side, then the advice.
+ * Everything shown comes from struct hs_report; this file only lays it out.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/error.h"
+#include "output.h"
+
+#define C_RED		"\033[31m"
+#define C_YELLOW	"\033[33m"
+#define C_GREEN		"\033[32m"
+#define C_BLUE		"\033[34m"
+#define C_BOLD		"\033[1m"
+#define C_RESET		"\033[0m"
+
+#define BAR_WIDTH	40
+#define NO_KVM_LINE	"no kvm_vcpu_wakeup events: is this a KVM host?"
+
+struct text_ctx {
+	FILE *out;
+	const struct hs_report *rep;
+	const struct hs_text_opts *opts;
+};
+
+static const char *col(const struct text_ctx *c, const char *code)
+{
+	return c->opts->color ? code : "";
+}
+
+/* 3 significant digits in the largest unit that keeps the value >= 1. */
+static const char *fmt_ns(char *buf, size_t len, double ns)
+{
+	static const struct { const char *unit; double div; } units[] = {
+		{ "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 },
+	};
+
+	if (!isfinite(ns) || ns < 0) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (ns >= units[i].div) {
+			double v = ns / units[i].div;
+
+			snprintf(buf, len, v >= 100 ? "%.0f%s" : v >= 10 ? "%.1f%s" : "%.2f%s",
+				 v, units[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%.0fns", ns);
+	return buf;
+}
+
+static const char *fmt_window(char *buf, size_t len, double ns)
+{
+	if (ns < 0) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	if (ns == 0) {
+		snprintf(buf, len, "0");
+		return buf;
+	}
+	return fmt_ns(buf, len, ns);
+}
+
+static const char *fmt_param(char *buf, size_t len, int64_t v)
+{
+	if (v < 0)
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, "%" PRId64, v);
+	return buf;
+}
+
+static bool is_no_kvm_warning(const char *w)
+{
+	return w && strstr(w, "no kvm_vcpu_wakeup events");
+}
+
+/*
+ * Thread and VM names come from the trace: bounded copy, and no control
+ * bytes that could drive the terminal.
+ */
+static const char *safe_name(char *dst, size_t len, const char *src, size_t max)
+{
+	size_t n = strnlen(src, max), k;
+
+	if (n >= len)
+		n = len - 1;
+	for (k = 0; k < n; k++) {
+		unsigned char ch = (unsigned char)src[k];
+
+		dst[k] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+	}
+	dst[k] = '\0';
+	return dst;
+}
+
+#define SAFE(buf, field) safe_name(buf, sizeof(buf), field, sizeof(field))
+
+/* ---- header ---- */
+
+static void write_params(const struct text_ctx *c)
+{
+	const struct hs_meta *m = &c->rep->meta;
+	char a[32], b[32], d[32], e[32];
+
+	if (m->halt_poll_ns >= 0 || m->halt_poll_ns_grow >= 0 ||
+	    m->halt_poll_ns_grow_start >= 0 || m->halt_poll_ns_shrink >= 0)
+		fprintf(c->out, "host kvm: halt_poll_ns %s, grow %s, grow_start %s, shrink %s\n",
+			fmt_param(a, sizeof(a), m->halt_poll_ns),
+			fmt_param(b, sizeof(b), m->halt_poll_ns_grow),
+			fmt_param(d, sizeof(d), m->halt_poll_ns_grow_start),
+			fmt_param(e, sizeof(e), m->halt_poll_ns_shrink));
+	else
+		fprintf(c->out, "host kvm: halt_poll_ns unknown (not in the input)\n");
+	if (m->guest_halt_poll_ns >= 0 || m->guest_halt_poll_grow >= 0 ||
+	    m->guest_halt_poll_grow_start >= 0 || m->guest_halt_poll_shrink >= 0)
+		fprintf(c->out, "guest haltpoll: guest_halt_poll_ns %s, grow %s, grow_start %s, "
+			"shrink %s, allow_shrink %s\n",
+			fmt_param(a, sizeof(a), m->guest_halt_poll_ns),
+			fmt_param(b, sizeof(b), m->guest_halt_poll_grow),
+			fmt_param(d, sizeof(d), m->guest_halt_poll_grow_start),
+			fmt_param(e, sizeof(e), m->guest_halt_poll_shrink),
+			m->guest_halt_poll_allow_shrink < 0 ? "?" :
+			m->guest_halt_poll_allow_shrink ? "Y" : "N");
+	if (m->cpuidle_driver[0] || m->cpuidle_governor[0])
+		fprintf(c->out, "cpuidle: driver %s, governor %s\n",
+			m->cpuidle_driver[0] ? m->cpuidle_driver : "?",
+			m->cpuidle_governor[0] ? m->cpuidle_governor : "?");
+}
+
+static void write_header(const struct text_ctx *c)
+{
+	const struct hs_report *r = c->rep;
+	const struct hs_meta *m = &r->meta;
+
+	fprintf(c->out, "%shaltstat report%s: %s", col(c, C_BOLD), col(c, C_RESET),
+		m->source[0] ? m->source : "?");
+	if (m->format[0])
+		fprintf(c->out, " (%s)", m->format);
+	if (m->buffer_instance[0])
+		fprintf(c->out, ", buffer %s", m->buffer_instance);
+	fprintf(c->out, "\nkernel %s, clock %s", m->kernel_release[0] ? m->kernel_release : "unknown",
+		m->clock[0] ? m->clock : "unknown");
+	if (m->ncpus > 0)
+		fprintf(c->out, ", %d CPUs", m->ncpus);
+	fprintf(c->out, "\n");
+	write_params(c);
+	fprintf(c->out, "duration %.3f s", r->duration_s);
+	if (m->record_seconds >= 0)
+		fprintf(c->out, " (recorded for %.3f s)", m->record_seconds);
+	fprintf(c->out, ", %" PRIu64 " events: kvm_vcpu_wakeup %" PRIu64
+		", kvm_halt_poll_ns %" PRIu64 ", cpu_idle %" PRIu64
+		", guest_halt_poll_ns %" PRIu64 "\n",
+		r->events_total, r->events_wakeup, r->events_poll_ns,
+		r->events_idle, r->events_guest_poll);
+	if (!m->lost_known)
+		fprintf(c->out, "lost events: unknown (the input does not say)\n");
+	else if (m->lost_events || m->lost_unknown_places)
+		fprintf(c->out, "lost events: %" PRIu64 " (%.2f%%)%s\n", m->lost_events,
+			r->lost_pct >= 0 ? r->lost_pct : 0.0,
+			m->lost_unknown_places ? ", plus losses of unknown size" : "");
+	else
+		fprintf(c->out, "lost events: 0\n");
+}
+
+static void write_warnings(const struct text_ctx *c)
+{
+	const struct hs_report *r = c->rep;
+
+	for (unsigned int i = 0; i < r->nwarnings; i++) {
+		const char *w = r->warnings[i];
+		const char *colour;
+
+		if (!w || is_no_kvm_warning(w))
+			continue;
+		/* Lost data makes numbers wrong; everything else is a caveat. */
+		colour = strstr(w, "lost") || strstr(w, "LOST") ? C_RED : C_YELLOW;
+		fprintf(c->out, "%swarning: %s%s\n", col(c, colour), w, col(c, C_RESET));
+	}
+}
+
+/* ---- the table ---- */
+
+#define ROW_FMT "%-16.16s %5s %7s %-15.15s %9s %8s %6s %9s %8s %8s %7s %7s %8s %8s %8s %9s %8s %8s %s\n"
+
+static void write_table_head(const struct text_ctx *c)
+{
+	fprintf(c->out, "\n%s" ROW_FMT "%s", col(c, C_BOLD),
+		"VM", "vCPU", "tid", "comm", "halts", "halts/s", "hit%", "poll hits",
+		"misses", "no-poll", "unknown", "invalid", "p50", "p99", "max",
+		"poll CPU", "win last", "win mean", "grow/shrink/flap", col(c, C_RESET));
+}
+
+static void write_row(const struct text_ctx *c, const char *vm, const char *vcpu,
+		      const char *tid, const char *comm, const struct hs_halt_stats *s)
+{
+	char n[7][32], t[5][16], gsf[64], rate[16], hit[16];
+	bool any = s->halts > 0;
+
+	snprintf(n[0], 32, "%" PRIu64, s->halts);
+	snprintf(n[1], 32, "%" PRIu64, s->poll_hits);
+	snprintf(n[2], 32, "%" PRIu64, s->poll_misses);
+	snprintf(n[3], 32, "%" PRIu64, s->nopoll_waits);
+	snprintf(n[4], 32, "%" PRIu64, s->unknown_waits);
+	snprintf(n[5], 32, "%" PRIu64, s->invalid);
+	fmt_ns(n[6], 32, (double)s->poll_ns);
+	snprintf(rate, sizeof(rate), "%.1f", isfinite(s->halts_per_s) ? s->halts_per_s : 0.0);
+	snprintf(hit, sizeof(hit), "%.1f", isfinite(s->hit_rate) ? s->hit_rate * 100 : 0.0);
+	snprintf(gsf, sizeof(gsf), "%" PRIu64 "/%" PRIu64 "/%" PRIu64,
+		 s->grows, s->shrinks, s->flaps);
+	fmt_ns(t[0], 16, any ? (double)s->p50_ns : -1);
+	fmt_ns(t[1], 16, any ? (double)s->p99_ns : -1);
+	fmt_ns(t[2], 16, any ? (double)s->max_ns : -1);
+	fmt_window(t[3], 16, (double)s->window_last_ns);
+	fmt_window(t[4], 16, s->window_mean_ns);
+	fprintf(c->out, ROW_FMT, vm, vcpu, tid, comm, n[0], rate, hit, n[1], n[2], n[3],
+		n[4], n[5], t[0], t[1], t[2], n[6], t[3], t[4], gsf);
+}
+
+static void write_vcpu_row(const struct text_ctx *c, const struct hs_report_vcpu *v)
+{
+	char idx[16], tid[16], vm[128], comm[64];
+
+	if (v->vcpu_index >= 0)
+		snprintf(idx, sizeof(idx), "%d", v->vcpu_index);
+	else
+		snprintf(idx, sizeof(idx), "?");
+	snprintf(tid, sizeof(tid), "%d", v->tid);
+	write_row(c, v->vm[0] ? SAFE(vm, v->vm) : "?", idx, tid, SAFE(comm, v->comm), &v->stats);
+}
+
+static bool vcpu_in_vm(const struct hs_report_vcpu *v, const struct hs_report_vm *vm)
+{
+	return v->tgid == vm->tgid || (vm->tgid < 0 && v->tgid < 0);
+}
+
+static bool vcpu_has_vm(const struct hs_report *r, const struct hs_report_vcpu *v)
+{
+	for (unsigned int j = 0; j < r->nvms; j++)
+		if (vcpu_in_vm(v, &r->vms[j]))
+			return true;
+	return false;
+}
+
+static void write_table(const struct text_ctx *c)
+{
+	const struct hs_report *r = c->rep;
+
+	write_table_head(c);
+	for (unsigned int j = 0; j < r->nvms; j++) {
+		const struct hs_report_vm *vm = &r->vms[j];
+		unsigned int shown = 0;
+		char name[128];
+
+		for (unsigned int i = 0; i < r->nvcpus; i++) {
+			if (!vcpu_in_vm(&r->vcpus[i], vm))
+				continue;
+			write_vcpu_row(c, &r->vcpus[i]);
+			shown++;
+		}
+		if (shown > 1)
+			write_row(c, vm->name[0] ? SAFE(name, vm->name) : SAFE(name, vm->comm),
+				  "all", "-", "(VM total)", &vm->stats);
+	}
+	/* vCPUs the builder put in no VM are still shown. */
+	for (unsigned int i = 0; i < r->nvcpus; i++)
+		if (!vcpu_has_vm(r, &r->vcpus[i]))
+			write_vcpu_row(c, &r->vcpus[i]);
+	write_row(c, "ALL", "all", "-", "(host total)", &r->host);
+}
+
+/* ---- histograms ---- */
+
+struct hist_view {
+	const uint64_t *poll, *wait;
+	unsigned int n;			/* buckets */
+	bool linear;
+	uint64_t bucket_ns;		/* linear only; the last bucket is the overflow */
+};
+
+static uint64_t log2_lo(unsigned int i)
+{
+	return i == 0 ? 0 : (uint64_t)1 << (i - 1);
+}
+
+static void range_label(char *buf, size_t len, const struct hist_view *h, unsigned int i)
+{
+	char lo[16], hi[16];
+	double l, u;
+
+	if (h->linear) {
+		l = (double)h->bucket_ns * i;
+		if (i == h->n - 1) {
+			snprintf(buf, len, "over: >= %s", fmt_ns(lo, sizeof(lo), l));
+			return;
+		}
+		u = l + (double)h->bucket_ns;
+	} else {
+		l = (double)log2_lo(i);
+		u = i + 1 < HS_LOG2_BUCKETS ? (double)log2_lo(i + 1) : 18446744073709551616.0;
+	}
+	fmt_ns(lo, sizeof(lo), l);
+	if (l == 0)
+		snprintf(lo, sizeof(lo), "0");
+	snprintf(buf, len, "%s -> %s", lo, fmt_ns(hi, sizeof(hi), u));
+}
+
+static void write_bar(const struct text_ctx *c, uint64_t poll, uint64_t wait, uint64_t top)
+{
+	unsigned int np = 0, nw = 0;
+
+	if (top) {
+		unsigned int total = (unsigned int)((long double)(poll + wait) * BAR_WIDTH / top);
+
+		np = (unsigned int)((long double)poll * BAR_WIDTH / top);
+		nw = total > np ? total - np : 0;
+	}
+	/* Anything non-zero shows at least one mark of its kind. */
+	if (poll && !np)
+		np = 1;
+	if (wait && !nw)
+		nw = 1;
+	if (np + nw > BAR_WIDTH)
+		nw = BAR_WIDTH - np;
+	fputc('|', c->out);
+	fprintf(c->out, "%s", col(c, C_GREEN));
+	for (unsigned int k = 0; k < np; k++)
+		fputc('#', c->out);
+	fprintf(c->out, "%s%s", col(c, C_RESET), col(c, C_BLUE));
+	for (unsigned int k = 0; k < nw; k++)
+		fputc('*', c->out);
+	fprintf(c->out, "%s", col(c, C_RESET));
+	for (unsigned int k = np + nw; k < BAR_WIDTH; k++)
+		fputc(' ', c->out);
+	fputs("|\n", c->out);
+}
+
+static void write_hist_footer(const struct text_ctx *c, const struct hs_halt_stats *s)
+{
+	char a[16], b[16], d[16];
+	bool any = s->halts > 0;
+
+	fprintf(c->out, "%-24s   %10" PRIu64 " %10" PRIu64 "  all %" PRIu64 "\n",
+		"count:", s->poll_hits, s->waits, s->halts);
+	fprintf(c->out, "%-24s   %10s %10s  all %s\n", "min:", "-", "-",
+		fmt_ns(a, sizeof(a), any ? (double)s->min_ns : -1));
+	fprintf(c->out, "%-24s   %10s %10s  all %s\n", "avg:", "-", "-",
+		fmt_ns(b, sizeof(b), any ? s->mean_ns : -1));
+	fprintf(c->out, "%-24s   %10s %10s  all %s\n", "max:", "-", "-",
+		fmt_ns(d, sizeof(d), any ? (double)s->max_ns : -1));
+}
+
+static void write_hist(const struct text_ctx *c, const char *title,
+		       const struct hist_view *h, const struct hs_halt_stats *s)
+{
+	unsigned int first = h->n, last = 0;
+	uint64_t top = 0;
+	char label[64];
+
+	for (unsigned int i = 0; i < h->n; i++) {
+		uint64_t t = h->poll[i] + h->wait[i];
+
+		if (!t)
+			continue;
+		if (first == h->n)
+			first = i;
+		last = i;
+		if (t > top)
+			top = t;
+	}
+	fprintf(c->out, "\n%s%s%s\n", col(c, C_BOLD), title, col(c, C_RESET));
+	fprintf(c->out, "%24s : %10s %10s  distribution (# poll, * wait)\n",
+		h->linear ? "ns range (linear)" : "ns range (log2)", "poll", "wait");
+	if (first == h->n) {
+		fprintf(c->out, "%24s : %10s %10s\n", "(no halts)", "0", "0");
+	} else {
+		/* Linear tables always show the overflow row, like rtla's "over:". */
+		if (h->linear)
+			last = h->n - 1;
+		for (unsigned int i = first; i <= last; i++) {
+			range_label(label, sizeof(label), h, i);
+			fprintf(c->out, "%24s : %10" PRIu64 " %10" PRIu64 "  ", label,
+				h->poll[i], h->wait[i]);
+			write_bar(c, h->poll[i], h->wait[i], top);
+		}
+	}
+	write_hist_footer(c, s);
+}
+
+static void log2_view(struct hist_view *h, const struct hs_log2_hist *l)
+{
+	h->poll = l->poll;
+	h->wait = l->wait;
+	h->n = HS_LOG2_BUCKETS;
+	h->linear = false;
+	h->bucket_ns = 0;
+}
+
+static void linear_view(struct hist_view *h, const struct hs_linear_hist *l)
+{
+	h->poll = l->poll;
+	h->wait = l->wait;
+	h->n = l->entries + 1;
+	h->linear = true;
+	h->bucket_ns = l->bucket_ns;
+}
+
+static void write_vcpu_hists(const struct text_ctx *c)
+{
+	const struct hs_report *r = c->rep;
+	struct hist_view h;
+	char title[320], vm[128], comm[64];
+
+	for (unsigned int i = 0; i < r->nvcpus; i++) {
+		const struct hs_report_vcpu *v = &r->vcpus[i];
+
+		if (c->opts->linear && v->linear.entries && v->linear.poll && v->linear.wait)
+			linear_view(&h, &v->linear);
+		else
+			log2_view(&h, &v->log2);
+		if (v->vcpu_index >= 0)
+			snprintf(title, sizeof(title), "vCPU %d of %s (tid %d, %s): halt duration",
+				 v->vcpu_index, v->vm[0] ? SAFE(vm, v->vm) : "?", v->tid,
+				 SAFE(comm, v->comm));
+		else
+			snprintf(title, sizeof(title), "thread %d (%s) of %s: halt duration",
+				 v->tid, SAFE(comm, v->comm), v->vm[0] ? SAFE(vm, v->vm) : "?");
+		write_hist(c, title, &h, &v->stats);
+	}
+}
+
+/* Per-VM linear tables: the sum of its vCPUs' tables when they agree on the buckets. */
+static int vm_linear_sum(const struct hs_report *r, const struct hs_report_vm *vm,
+			 struct hs_linear_hist *sum)
+{
+	const struct hs_report_vcpu *ref = NULL;
+
+	for (unsigned int i = 0; i < r->nvcpus; i++) {
+		const struct hs_report_vcpu *v = &r->vcpus[i];
+
+		if (!vcpu_in_vm(v, vm))
+			continue;
+		if (!v->linear.entries || !v->linear.poll || !v->linear.wait)
+			return -1;
+		if (ref && (ref->linear.entries != v->linear.entries ||
+			    ref->linear.bucket_ns != v->linear.bucket_ns))
+			return -1;
+		ref = v;
+	}
+	if (!ref)
+		return -1;
+	sum->bucket_ns = ref->linear.bucket_ns;
+	sum->entries = ref->linear.entries;
+	sum->poll = calloc(sum->entries + 1, sizeof(uint64_t));
+	sum->wait = calloc(sum->entries + 1, sizeof(uint64_t));
+	if (!sum->poll || !sum->wait) {
+		free(sum->poll);
+		free(sum->wait);
+		return -1;
+	}
+	for (unsigned int i = 0; i < r->nvcpus; i++) {
+		if (!vcpu_in_vm(&r->vcpus[i], vm))
+			continue;
+		for (unsigned int k = 0; k <= sum->entries; k++) {
+			sum->poll[k] += r->vcpus[i].linear.poll[k];
+			sum->wait[k] += r->vcpus[i].linear.wait[k];
+		}
+	}
+	return 0;
+}
+
+static void write_vm_hists(const struct text_ctx *c)
+{
+	const struct hs_report *r = c->rep;
+	struct hs_linear_hist sum;
+	struct hist_view h;
+	char title[320], name[128];
+
+	for (unsigned int j = 0; j < r->nvms; j++) {
+		const struct hs_report_vm *vm = &r->vms[j];
+		bool lin = c->opts->linear && vm_linear_sum(r, vm, &sum) == 0;
+
+		if (lin)
+			linear_view(&h, &sum);
+		else
+			log2_view(&h, &vm->log2);
+		snprintf(title, sizeof(title), "VM %s (pid %d, %u vCPUs): halt duration",
+			 vm->name[0] ? SAFE(name, vm->name) : SAFE(name, vm->comm), vm->tgid,
+			 vm->nvcpus);
+		write_hist(c, title, &h, &vm->stats);
+		if (lin) {
+			free(sum.poll);
+			free(sum.wait);
+		}
+	}
+}
+
+static void write_hists(const struct text_ctx *c)
+{
+	const struct hs_report *r = c->rep;
+	struct hist_view h;
+
+	if (c->opts->per_vm_histograms)
+		write_vm_hists(c);
+	else
+		write_vcpu_hists(c);
+	if (r->nvcpus > 1 && !c->opts->linear) {
+		log2_view(&h, &r->host_log2);
+		write_hist(c, "ALL: every vCPU of the host: halt duration", &h, &r->host);
+	}
+}
+
+/* ---- guest ---- */
+
+static const char *idle_state_name(const struct hs_report *r, unsigned int s,
+				   char *buf, size_t len)
+{
+	if (!strcmp(r->meta.cpuidle_driver, "haltpoll") && s <= 1)
+		return s == 0 ? "POLL" : "haltpoll idle";
+	snprintf(buf, len, "state %u", s);
+	return buf;
+}
+
+static void write_guest_idle(const struct text_ctx *c)
+{
+	const struct hs_report *r = c->rep;
+	char name[32], t[16];
+
+	fprintf(c->out, "\n%sguest idle residency%s (cpuidle driver %s, governor %s)\n",
+		col(c, C_BOLD), col(c, C_RESET),
+		r->meta.cpuidle_driver[0] ? r->meta.cpuidle_driver : "unknown",
+		r->meta.cpuidle_governor[0] ? r->meta.cpuidle_governor : "unknown");
+	fprintf(c->out, "%5s  %-16s %10s %10s %7s\n", "CPU", "state", "entries", "residency",
+		"share");
+	for (unsigned int i = 0; i < r->nguest; i++) {
+		const struct hs_report_guest_cpu *g = &r->guest[i];
+
+		for (unsigned int s = 0; s < HS_IDLE_STATES; s++) {
+			if (!g->entries[s] && !g->residency_ns[s])
+				continue;
+			fprintf(c->out, "%5d  %-16s %10" PRIu64 " %10s", g->cpu,
+				idle_state_name(r, s, name, sizeof(name)), g->entries[s],
+				fmt_ns(t, sizeof(t), (double)g->residency_ns[s]));
+			if (r->duration_s > 0)
+				fprintf(c->out, " %6.1f%%\n",
+					(double)g->residency_ns[s] / (r->duration_s * 1e9) * 100);
+			else
+				fprintf(c->out, " %7s\n", "-");
+		}
+	}
+}
+
+static bool guest_polls(const struct hs_report *r)
+{
+	for (unsigned int i = 0; i < r->nguest; i++) {
+		const struct hs_report_guest_cpu *g = &r->guest[i];
+
+		if (g->poll_hits || g->poll_misses || g->grows || g->shrinks ||
+		    g->window_last_ns >= 0)
+			return true;
+	}
+	return false;
+}
+
+static void write_guest_poll(const struct text_ctx *c)
+{
+	const struct hs_report *r = c->rep;
+	char last[16], mean[16], hit[16];
+
+	if (!guest_polls(r))
+		return;
+	fprintf(c->out, "\n%sguest halt polling%s\n", col(c, C_BOLD), col(c, C_RESET));
+	fprintf(c->out, "%5s %10s %10s %6s %9s %9s %7s %7s\n", "CPU", "poll hits", "misses",
+		"hit%", "win last", "win mean", "grows", "shrinks");
+	for (unsigned int i = 0; i < r->nguest; i++) {
+		const struct hs_report_guest_cpu *g = &r->guest[i];
+		uint64_t n = g->poll_hits + g->poll_misses;
+
+		if (n)
+			snprintf(hit, sizeof(hit), "%.1f", (double)g->poll_hits * 100 / n);
+		else
+			snprintf(hit, sizeof(hit), "-");
+		fprintf(c->out, "%5d %10" PRIu64 " %10" PRIu64 " %6s %9s %9s %7" PRIu64
+			" %7" PRIu64 "\n", g->cpu, g->poll_hits, g->poll_misses, hit,
+			fmt_window(last, sizeof(last), (double)g->window_last_ns),
+			fmt_window(mean, sizeof(mean), g->window_mean_ns), g->grows, g->shrinks);
+	}
+}
+
+int hs_report_write_text(FILE *out, const struct hs_report *rep, const struct hs_text_opts *opts)
+{
+	struct text_ctx c = { .out = out, .rep = rep, .opts = opts };
+
+	write_header(&c);
+	write_warnings(&c);
+	if (rep->nvcpus) {
+		write_table(&c);
+		if (opts->show_histograms)
+			write_hists(&c);
+	} else if (!rep->events_wakeup) {
+		fprintf(out, "\n%s%s%s\n", col(&c, C_YELLOW), NO_KVM_LINE, col(&c, C_RESET));
+	} else {
+		fprintf(out, "\nno vCPU thread to show\n");
+	}
+	if (rep->nguest) {
+		write_guest_idle(&c);
+		write_guest_poll(&c);
+	}
+	if (opts->show_advice && rep->advice.valid) {
+		fputc('\n', out);
+		if (hs_advice_write_text(out, rep, opts))
+			return HS_ERR_OUTPUT;
+	}
+	if (fflush(out) || ferror(out))
+		return HS_ERR_OUTPUT;
+	return HS_OK;
+}

@@ -1,0 +1,691 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "account.h"
+
+/*
+ * Accounting of the event stream: one bounded state per vCPU thread and
+ * per guest CPU, found through small open-addressing maps keyed by int.
+ * Nothing is kept per event.
+ */
+
+/* int key -> array index; vals hold index + 1 so that 0 marks a free slot. */
+struct hs_imap {
+	int *keys;
+	uint32_t *vals;
+	unsigned int cap;	/* power of two, or 0 */
+	unsigned int n;
+};
+
+struct hs_account {
+	struct hs_account_opts opts;
+	struct hs_meta meta;
+
+	struct hs_vcpu_acct **vcpus;
+	unsigned int nvcpus, cap_vcpus;
+	struct hs_imap vcpu_map;
+
+	struct hs_guest_cpu_acct *guest;
+	unsigned int nguest, cap_guest;
+	struct hs_imap guest_map;
+
+	struct hs_thread_info *threads;
+	unsigned int nthreads, cap_threads;
+	struct hs_imap thread_map;
+
+	struct hs_process_info *procs;
+	unsigned int nprocs, cap_procs;
+	struct hs_imap proc_map;
+
+	uint64_t events[HS_EV_GUEST_HALT_POLL_NS + 1];
+	bool have_base, have_ts, finished;
+	uint64_t base_ts;		/* first event seen: origin of start/end */
+	uint64_t first_ts, last_ts;	/* span of the events kept */
+};
+
+static uint32_t hs_imap_hash(int key)
+{
+	return (uint32_t)key * 2654435761u;
+}
+
+static long hs_imap_get(const struct hs_imap *m, int key)
+{
+	unsigned int i;
+
+	if (!m->cap)
+		return -1;
+	for (i = hs_imap_hash(key) & (m->cap - 1); m->vals[i]; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == key)
+			return (long)m->vals[i] - 1;
+	return -1;
+}
+
+static void hs_imap_insert(struct hs_imap *m, int key, uint32_t val)
+{
+	unsigned int i = hs_imap_hash(key) & (m->cap - 1);
+
+	while (m->vals[i])
+		i = (i + 1) & (m->cap - 1);
+	m->keys[i] = key;
+	m->vals[i] = val;
+	m->n++;
+}
+
+static int hs_imap_grow(struct hs_imap *m)
+{
+	struct hs_imap bigger = { .cap = m->cap ? m->cap * 2 : 64 };
+	unsigned int i;
+
+	if (bigger.cap > (1u << 30))
+		return -ENOMEM;
+	bigger.keys = calloc(bigger.cap, sizeof(*bigger.keys));
+	bigger.vals = calloc(bigger.cap, sizeof(*bigger.vals));
+	if (!bigger.keys || !bigger.vals) {
+		free(bigger.keys);
+		free(bigger.vals);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->cap; i++)
+		if (m->vals[i])
+			hs_imap_insert(&bigger, m->keys[i], m->vals[i]);
+	free(m->keys);
+	free(m->vals);
+	*m = bigger;
+	return 0;
+}
+
+static int hs_imap_put(struct hs_imap *m, int key, unsigned int idx)
+{
+	/* keep the load under one half so probes stay short */
+	if ((m->n + 1) * 2 > m->cap && hs_imap_grow(m))
+		return -ENOMEM;
+	hs_imap_insert(m, key, idx + 1);
+	return 0;
+}
+
+static void hs_imap_free(struct hs_imap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Makes room for one more element in a growable array. */
+static int hs_array_reserve(void **arr, unsigned int *cap, unsigned int n, size_t elem)
+{
+	unsigned int ncap;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	if (*cap > UINT_MAX / 4)
+		return -ENOMEM;
+	ncap = *cap ? *cap * 2 : 16;
+	p = realloc(*arr, (size_t)ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+static uint64_t hs_add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Time-weighted window: the value held from *since until ts. */
+static void hs_window_advance(int64_t window, uint64_t *since, uint64_t ts,
+			      double *area, uint64_t *time)
+{
+	if (ts <= *since)
+		return;
+	if (window >= 0) {
+		*area += (double)window * (double)(ts - *since);
+		*time += ts - *since;
+	}
+	*since = ts;
+}
+
+struct hs_account *hs_account_alloc(const struct hs_account_opts *opts)
+{
+	struct hs_account *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	if (opts)
+		a->opts = *opts;
+	if (!a->opts.linear_bucket_ns || !a->opts.linear_entries) {
+		a->opts.linear_bucket_ns = 0;
+		a->opts.linear_entries = 0;
+	}
+	hs_meta_init(&a->meta);
+	return a;
+}
+
+static void hs_vcpu_free(struct hs_vcpu_acct *v)
+{
+	if (!v)
+		return;
+	if (v->whatif)
+		hs_whatif_free(v->whatif);
+	free(v->linear_poll);
+	free(v->linear_wait);
+	free(v);
+}
+
+void hs_account_free(struct hs_account *a)
+{
+	unsigned int i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->nvcpus; i++)
+		hs_vcpu_free(a->vcpus[i]);
+	free(a->vcpus);
+	free(a->guest);
+	free(a->threads);
+	free(a->procs);
+	hs_imap_free(&a->vcpu_map);
+	hs_imap_free(&a->guest_map);
+	hs_imap_free(&a->thread_map);
+	hs_imap_free(&a->proc_map);
+	free(a);
+}
+
+struct hs_meta *hs_account_meta(struct hs_account *a)
+{
+	return &a->meta;
+}
+
+
+/*
+ * The replay must follow the recorded kernel and its module parameters, which
+ * the reader only knows once the file's header is parsed, i.e. by the time
+ * the first vCPU thread appears; command-line choices still win.
+ */
+static void account_whatif_opts(const struct hs_account *a, struct hs_whatif_opts *wo)
+{
+	const struct hs_meta *m = &a->meta;
+
+	*wo = a->opts.whatif;
+	if (!wo->era_forced)
+		wo->era = hs_kernel_era_from_release(m->kernel_release);
+	if (wo->recorded_max_ns < 0)
+		wo->recorded_max_ns = m->halt_poll_ns;
+	if (wo->grow < 0)
+		wo->grow = m->halt_poll_ns_grow;
+	if (wo->grow_start < 0)
+		wo->grow_start = m->halt_poll_ns_grow_start;
+	if (wo->shrink < 0)
+		wo->shrink = m->halt_poll_ns_shrink;
+}
+
+static struct hs_vcpu_acct *hs_vcpu_new(const struct hs_account *a, int tid)
+{
+	size_t n = (size_t)a->opts.linear_entries + 1;
+	struct hs_vcpu_acct *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->tid = tid;
+	v->window = HS_WINDOW_UNKNOWN;
+	v->vcpu_id = -1;
+	hs_hist_init(&v->all);
+	if (a->opts.linear_bucket_ns) {
+		v->linear_poll = calloc(n, sizeof(*v->linear_poll));
+		v->linear_wait = calloc(n, sizeof(*v->linear_wait));
+		if (!v->linear_poll || !v->linear_wait)
+			goto fail;
+	}
+	if (!a->opts.no_whatif) {
+		struct hs_whatif_opts wo;
+
+		account_whatif_opts(a, &wo);
+		v->whatif = hs_whatif_alloc(&wo);
+		if (!v->whatif)
+			goto fail;
+	}
+	return v;
+fail:
+	hs_vcpu_free(v);
+	return NULL;
+}
+
+static struct hs_vcpu_acct *hs_vcpu_get(struct hs_account *a, int tid, uint64_t ts)
+{
+	long i = hs_imap_get(&a->vcpu_map, tid);
+	struct hs_vcpu_acct *v;
+
+	if (i >= 0)
+		return a->vcpus[i];
+	if (hs_array_reserve((void **)&a->vcpus, &a->cap_vcpus, a->nvcpus, sizeof(*a->vcpus)))
+		return NULL;
+	v = hs_vcpu_new(a, tid);
+	if (!v)
+		return NULL;
+	v->first_ts = ts;
+	v->last_ts = ts;
+	if (hs_imap_put(&a->vcpu_map, tid, a->nvcpus)) {
+		hs_vcpu_free(v);
+		return NULL;
+	}
+	a->vcpus[a->nvcpus++] = v;
+	return v;
+}
+
+static struct hs_guest_cpu_acct *hs_guest_get(struct hs_account *a, int cpu, uint64_t ts)
+{
+	long i = hs_imap_get(&a->guest_map, cpu);
+	struct hs_guest_cpu_acct *g;
+
+	if (i >= 0)
+		return &a->guest[i];
+	if (hs_array_reserve((void **)&a->guest, &a->cap_guest, a->nguest, sizeof(*a->guest)))
+		return NULL;
+	if (hs_imap_put(&a->guest_map, cpu, a->nguest))
+		return NULL;
+	g = &a->guest[a->nguest++];
+	memset(g, 0, sizeof(*g));
+	g->cpu = cpu;
+	g->cur_state = -1;
+	g->last_exit_state = -1;
+	g->window = HS_WINDOW_UNKNOWN;
+	g->first_ts = ts;
+	g->last_ts = ts;
+	return g;
+}
+
+static void hs_linear_add(const struct hs_account *a, uint64_t *lin, uint64_t ns)
+{
+	uint64_t i;
+
+	if (!lin)
+		return;
+	i = ns / a->opts.linear_bucket_ns;
+	if (i > a->opts.linear_entries)
+		i = a->opts.linear_entries;
+	lin[i]++;
+}
+
+static void hs_vcpu_poll_ns(struct hs_vcpu_acct *v, const struct hs_event *ev)
+{
+	const struct hs_poll_change *c = &ev->poll;
+	int dir = c->grow ? 1 : -1;
+
+	/* two changes without a wakeup between: a wakeup went missing */
+	if (v->has_pending)
+		v->unreliable = true;
+	v->vcpu_id = c->vcpu_id;
+	if (dir > 0)
+		v->grows++;
+	else
+		v->shrinks++;
+	if (v->last_change && v->last_change != dir)
+		v->flaps++;
+	v->last_change = dir;
+	hs_window_advance(v->window, &v->window_since_ts, ev->ts, &v->window_area,
+			  &v->window_time);
+	if (v->window == HS_WINDOW_UNKNOWN)
+		v->window_since_ts = ev->ts;
+	/* from here on the timeline holds the new value; the halt still ends under old */
+	v->window = c->new_ns;
+	v->pending = *c;
+	v->has_pending = true;
+}
+
+static void hs_vcpu_wait(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t ns,
+			 int64_t window)
+{
+	v->waits++;
+	if (window > 0) {
+		v->poll_misses++;
+		v->poll_ns = hs_add_sat(v->poll_ns, (uint64_t)window);
+	} else if (window == 0) {
+		v->nopoll_waits++;
+	} else {
+		v->unknown_waits++;
+	}
+	v->log2_wait[hs_log2_index(ns)]++;
+	hs_linear_add(a, v->linear_wait, ns);
+}
+
+static void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
+			   const struct hs_event *ev)
+{
+	const struct hs_wakeup *w = &ev->wakeup;
+	const struct hs_poll_change *change = v->has_pending ? &v->pending : NULL;
+	int64_t window = change ? (int64_t)change->old_ns : v->window;
+
+	v->halts++;
+	if (w->valid == 0)
+		v->invalid++;
+	hs_hist_add(&v->all, w->ns);
+	if (w->waited) {
+		hs_vcpu_wait(a, v, w->ns, window);
+	} else {
+		v->poll_hits++;
+		v->poll_ns = hs_add_sat(v->poll_ns, w->ns);
+		v->log2_poll[hs_log2_index(w->ns)]++;
+		hs_linear_add(a, v->linear_poll, w->ns);
+	}
+	if (v->whatif)
+		hs_whatif_halt(v->whatif, w, change, window, !v->unreliable);
+	v->has_pending = false;
+	v->unreliable = false;
+}
+
+static int hs_account_kvm(struct hs_account *a, const struct hs_event *ev)
+{
+	struct hs_vcpu_acct *v = hs_vcpu_get(a, ev->tid, ev->ts);
+
+	if (!v)
+		return -ENOMEM;
+	if (ev->ts > v->last_ts)
+		v->last_ts = ev->ts;
+	if (ev->kind == HS_EV_VCPU_WAKEUP)
+		hs_vcpu_wakeup(a, v, ev);
+	else
+		hs_vcpu_poll_ns(v, ev);
+	return 0;
+}
+
+static unsigned int hs_idle_slot(int64_t state)
+{
+	return state >= HS_IDLE_STATES ? HS_IDLE_STATES - 1 : (unsigned int)state;
+}
+
+static void hs_guest_close(struct hs_guest_cpu_acct *g, uint64_t ts)
+{
+	unsigned int slot = hs_idle_slot(g->cur_state);
+
+	if (ts > g->cur_since)
+		g->residency_ns[slot] += ts - g->cur_since;
+	g->entries[slot]++;
+	g->last_exit_state = g->cur_state;
+	g->poll_pending = g->cur_state == 0;
+	g->cur_state = -1;
+}
+
+static void hs_guest_idle(struct hs_guest_cpu_acct *g, const struct hs_event *ev)
+{
+	uint32_t state = ev->idle.state;
+
+	if (state == HS_IDLE_EXIT) {
+		if (g->cur_state >= 0)
+			hs_guest_close(g, ev->ts);
+		return;
+	}
+	/* the POLL that just ended timed out if the governor now halts */
+	if (g->poll_pending) {
+		if (state == 1)
+			g->poll_misses++;
+		else
+			g->poll_hits++;
+		g->poll_pending = false;
+	}
+	/* an entry without the previous exit: that period is not measurable */
+	g->cur_state = state;
+	g->cur_since = ev->ts;
+}
+
+static void hs_guest_poll_ns(struct hs_guest_cpu_acct *g, const struct hs_event *ev)
+{
+	if (ev->guest_poll.grow)
+		g->grows++;
+	else
+		g->shrinks++;
+	hs_window_advance(g->window, &g->window_since_ts, ev->ts, &g->window_area,
+			  &g->window_time);
+	if (g->window == HS_WINDOW_UNKNOWN)
+		g->window_since_ts = ev->ts;
+	g->window = ev->guest_poll.new_ns;
+}
+
+static int hs_account_guest_event(struct hs_account *a, const struct hs_event *ev)
+{
+	int64_t key = ev->kind == HS_EV_CPU_IDLE ? (int64_t)ev->idle.cpu_id : ev->cpu;
+	struct hs_guest_cpu_acct *g;
+
+	/* a CPU number no machine has: a damaged record, not worth a map slot */
+	if (key < 0 || key > INT_MAX)
+		return 0;
+	g = hs_guest_get(a, (int)key, ev->ts);
+	if (!g)
+		return -ENOMEM;
+	if (ev->ts > g->last_ts)
+		g->last_ts = ev->ts;
+	if (ev->kind == HS_EV_CPU_IDLE)
+		hs_guest_idle(g, ev);
+	else
+		hs_guest_poll_ns(g, ev);
+	return 0;
+}
+
+/* start/end count from the first event seen, whatever its kind. */
+static bool hs_account_in_range(struct hs_account *a, uint64_t ts)
+{
+	uint64_t rel;
+
+	if (!a->have_base) {
+		a->have_base = true;
+		a->base_ts = ts;
+	}
+	rel = ts > a->base_ts ? ts - a->base_ts : 0;
+	if (rel < a->opts.start_ns)
+		return false;
+	return !a->opts.end_ns || rel < a->opts.end_ns;
+}
+
+/* Returns 0, -EINVAL for an unknown kind, -ENOMEM. Events outside start/end are dropped. */
+int hs_account_event(struct hs_account *a, const struct hs_event *ev)
+{
+	int ret;
+
+	if (ev->kind < HS_EV_VCPU_WAKEUP || ev->kind > HS_EV_GUEST_HALT_POLL_NS)
+		return -EINVAL;
+	if (!hs_account_in_range(a, ev->ts))
+		return 0;
+	if (ev->kind == HS_EV_VCPU_WAKEUP || ev->kind == HS_EV_HALT_POLL_NS)
+		ret = hs_account_kvm(a, ev);
+	else
+		ret = hs_account_guest_event(a, ev);
+	if (ret)
+		return ret;
+	a->events[ev->kind]++;
+	if (!a->have_ts || ev->ts < a->first_ts)
+		a->first_ts = ev->ts;
+	if (!a->have_ts || ev->ts > a->last_ts)
+		a->last_ts = ev->ts;
+	a->have_ts = true;
+	return 0;
+}
+
+/* Names end up in text output: keep them one printable line. */
+static void hs_copy_name(char *dst, size_t size, const char *src)
+{
+	size_t i;
+
+	if (!src)
+		return;
+	for (i = 0; i + 1 < size && src[i]; i++) {
+		unsigned char c = (unsigned char)src[i];
+
+		dst[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	dst[i] = '\0';
+}
+
+void hs_account_thread(struct hs_account *a, int tid, int tgid, const char *comm)
+{
+	long i = hs_imap_get(&a->thread_map, tid);
+	struct hs_thread_info *t;
+
+	if (i < 0) {
+		if (hs_array_reserve((void **)&a->threads, &a->cap_threads, a->nthreads,
+				     sizeof(*a->threads)) ||
+		    hs_imap_put(&a->thread_map, tid, a->nthreads))
+			return;	/* without the name the report falls back to the tid */
+		i = a->nthreads++;
+		t = &a->threads[i];
+		memset(t, 0, sizeof(*t));
+		t->tid = tid;
+		t->tgid = -1;
+	}
+	t = &a->threads[i];
+	if (tgid >= 0)
+		t->tgid = tgid;
+	hs_copy_name(t->comm, sizeof(t->comm), comm);
+}
+
+void hs_account_process(struct hs_account *a, int tgid, const char *comm, const char *vm_name)
+{
+	long i = hs_imap_get(&a->proc_map, tgid);
+	struct hs_process_info *p;
+
+	if (i < 0) {
+		if (hs_array_reserve((void **)&a->procs, &a->cap_procs, a->nprocs,
+				     sizeof(*a->procs)) ||
+		    hs_imap_put(&a->proc_map, tgid, a->nprocs))
+			return;	/* the report falls back to "pid TGID" */
+		i = a->nprocs++;
+		p = &a->procs[i];
+		memset(p, 0, sizeof(*p));
+		p->tgid = tgid;
+	}
+	p = &a->procs[i];
+	hs_copy_name(p->comm, sizeof(p->comm), comm);
+	hs_copy_name(p->vm_name, sizeof(p->vm_name), vm_name);
+}
+
+/* After a loss the window and any pending change can no longer be trusted. */
+static void hs_vcpu_forget(struct hs_vcpu_acct *v)
+{
+	hs_window_advance(v->window, &v->window_since_ts, v->last_ts, &v->window_area,
+			  &v->window_time);
+	v->window = HS_WINDOW_UNKNOWN;
+	v->has_pending = false;
+	v->unreliable = true;
+	v->last_change = 0;
+}
+
+static void hs_guest_forget(struct hs_guest_cpu_acct *g)
+{
+	hs_window_advance(g->window, &g->window_since_ts, g->last_ts, &g->window_area,
+			  &g->window_time);
+	g->window = HS_WINDOW_UNKNOWN;
+	g->cur_state = -1;
+	g->poll_pending = false;
+}
+
+void hs_account_lost(struct hs_account *a, int cpu, uint64_t count, bool count_known)
+{
+	unsigned int i;
+
+	if (count_known && !count)
+		return;
+	if (count_known)
+		a->meta.lost_events = hs_add_sat(a->meta.lost_events, count);
+	else
+		a->meta.lost_unknown_places++;
+	/* vCPU threads migrate: a loss on any CPU may have hit any of them */
+	for (i = 0; i < a->nvcpus; i++)
+		hs_vcpu_forget(a->vcpus[i]);
+	for (i = 0; i < a->nguest; i++)
+		if (cpu < 0 || a->guest[i].cpu == cpu)
+			hs_guest_forget(&a->guest[i]);
+}
+
+static void hs_guest_finish(struct hs_guest_cpu_acct *g, uint64_t end)
+{
+	if (g->cur_state >= 0) {
+		hs_guest_close(g, end);
+		g->cur_state = -1;
+	}
+	/* a POLL that ended and was not followed by a halt was a hit */
+	if (g->poll_pending) {
+		g->poll_hits++;
+		g->poll_pending = false;
+	}
+	hs_window_advance(g->window, &g->window_since_ts, end, &g->window_area,
+			  &g->window_time);
+}
+
+void hs_account_finish(struct hs_account *a)
+{
+	uint64_t end = a->last_ts, span = a->have_ts ? a->last_ts - a->first_ts : 0;
+	unsigned int i;
+
+	if (a->finished)
+		return;
+	a->finished = true;
+	for (i = 0; i < a->nvcpus; i++) {
+		struct hs_vcpu_acct *v = a->vcpus[i];
+
+		hs_window_advance(v->window, &v->window_since_ts, end, &v->window_area,
+				  &v->window_time);
+		if (v->whatif)
+			hs_whatif_finish(v->whatif, span);
+	}
+	for (i = 0; i < a->nguest; i++)
+		hs_guest_finish(&a->guest[i], end);
+}
+
+unsigned int hs_account_nvcpus(const struct hs_account *a)
+{
+	return a->nvcpus;
+}
+
+const struct hs_vcpu_acct *hs_account_vcpu(const struct hs_account *a, unsigned int i)
+{
+	return i < a->nvcpus ? a->vcpus[i] : NULL;
+}
+
+unsigned int hs_account_nguest(const struct hs_account *a)
+{
+	return a->nguest;
+}
+
+const struct hs_guest_cpu_acct *hs_account_guest(const struct hs_account *a, unsigned int i)
+{
+	return i < a->nguest ? &a->guest[i] : NULL;
+}
+
+const struct hs_thread_info *hs_account_thread_info(const struct hs_account *a, int tid)
+{
+	long i = hs_imap_get(&a->thread_map, tid);
+
+	return i < 0 ? NULL : &a->threads[i];
+}
+
+const struct hs_process_info *hs_account_process_info(const struct hs_account *a, int tgid)
+{
+	long i = hs_imap_get(&a->proc_map, tgid);
+
+	return i < 0 ? NULL : &a->procs[i];
+}
+
+const struct hs_account_opts *hs_account_options(const struct hs_account *a)
+{
+	return &a->opts;
+}
+
+uint64_t hs_account_first_ts(const struct hs_account *a)
+{
+	return a->have_ts ? a->first_ts : 0;
+}
+
+uint64_t hs_account_last_ts(const struct hs_account *a)
+{
+	return a->have_ts ? a->last_ts : 0;
+}
+
+uint64_t hs_account_events(const struct hs_account *a, enum hs_event_kind kind)
+{
+	if (kind < HS_EV_VCPU_WAKEUP || kind > HS_EV_GUEST_HALT_POLL_NS)
+		return 0;
+	return a->events[kind];
+}

@@ -1,0 +1,639 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The suggestion: which halt_poll_ns to set, why, and how sure we are.
+ *
+ * Method. Every candidate M has a replayed hit count H(M) and polling CPU
+ * C(M) (lib/whatif.c). A hit saves about one wake-up overhead Δ of latency;
+ * polling costs CPU. With λ the price of one CPU-ns in latency-ns, the
+ * utility U(M) = Δ·H(M) − λ·C(M) is maximal where the marginal hits per
+ * CPU-ns fall below λ/Δ: the knee of the hit-rate/CPU curve. Put
+ * differently, going one candidate up is worth it while each extra hit
+ * costs less than Δ/λ of polling. Only candidates whose polling stays
+ * within the per-vCPU CPU budget on every vCPU are eligible; 0 always is.
+ *
+ *   objective  λ     pays per extra hit  default budget (% of one CPU per vCPU)
+ *   latency    0.02  50·Δ                50
+ *   balanced   0.2    5·Δ                10
+ *   cpu        1.0    1·Δ                 2
+ *
+ * Δ for pricing is the halts-weighted estimate of the vCPUs, kept within
+ * 5..100 us so that one odd estimate cannot make polling free or useless.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define HS_ADV_DELTA_MIN 5000
+#define HS_ADV_DELTA_MAX 100000
+#define HS_ADV_MIN_VCPU_HALTS 50	/* vCPUs with fewer do not set the budget */
+
+struct hs_adv_objective {
+	const char *name;
+	double lambda;
+	double budget_pct;
+};
+
+static const struct hs_adv_objective hs_adv_objectives[] = {
+	{ "latency", 0.02, 50 },
+	{ "balanced", 0.2, 10 },
+	{ "cpu", 1.0, 2 },
+};
+
+/* What one scope (the host or one VM) is judged on. */
+struct hs_adv_scope {
+	const struct hs_whatif_row *rows;
+	unsigned int n;
+	double vcpu_pct[HS_WHATIF_MAX_CANDIDATES];	/* worst vCPU per candidate */
+	unsigned int nvcpus;
+	int tgid;			/* vCPUs of this process; -2 all */
+	int best;			/* index into rows, -1 none */
+	double utility[HS_WHATIF_MAX_CANDIDATES];
+};
+
+struct hs_adv_ctx {
+	const struct hs_report *rep;
+	const struct hs_adv_objective *obj;
+	double budget;
+	double delta;			/* for pricing */
+	FILE *text;
+	char *buf;
+	size_t len;
+	struct hs_advice *adv;
+};
+
+static const struct hs_adv_objective *hs_adv_objective_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(hs_adv_objectives) / sizeof(hs_adv_objectives[0]); i++)
+		if (name && !strcmp(name, hs_adv_objectives[i].name))
+			return &hs_adv_objectives[i];
+	return &hs_adv_objectives[1];
+}
+
+static void hs_adv_finding(struct hs_advice *adv, const char *code)
+{
+	char **f, *s;
+
+	for (unsigned int i = 0; i < adv->nfindings; i++)
+		if (!strcmp(adv->findings[i], code))
+			return;
+	s = strdup(code);
+	f = realloc(adv->findings, sizeof(*f) * (adv->nfindings + 1));
+	if (!s || !f) {
+		free(s);
+		if (f)
+			adv->findings = f;
+		return;
+	}
+	adv->findings = f;
+	adv->findings[adv->nfindings++] = s;
+}
+
+static void hs_adv_say(struct hs_adv_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void hs_adv_say(struct hs_adv_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!c->text)
+		return;
+	va_start(ap, fmt);
+	vfprintf(c->text, fmt, ap);
+	va_end(ap);
+	fputc('\n', c->text);
+}
+
+static void hs_adv_confidence_lower(struct hs_advice *adv, const char *to)
+{
+	static const char *const order[] = { "high", "medium", "low" };
+	int cur = 0, want = 0;
+
+	for (int i = 0; i < 3; i++) {
+		if (!strcmp(adv->confidence, order[i]))
+			cur = i;
+		if (!strcmp(to, order[i]))
+			want = i;
+	}
+	if (want > cur)
+		snprintf(adv->confidence, sizeof(adv->confidence), "%s", order[want]);
+}
+
+void hs_advice_free(struct hs_advice *adv)
+{
+	if (!adv)
+		return;
+	for (unsigned int i = 0; i < adv->nfindings; i++)
+		free(adv->findings[i]);
+	free(adv->findings);
+	free(adv->text);
+	memset(adv, 0, sizeof(*adv));
+}
+
+static bool hs_adv_vcpu_in(const struct hs_report_vcpu *v, int tgid)
+{
+	return tgid == -2 || v->tgid == tgid;
+}
+
+/* Worst per-vCPU polling CPU per candidate; the budget is per vCPU. */
+static void hs_adv_scope_pct(const struct hs_report *rep, struct hs_adv_scope *s)
+{
+	unsigned int counted = 0;
+
+	memset(s->vcpu_pct, 0, sizeof(s->vcpu_pct));
+	for (unsigned int i = 0; i < rep->nvcpus; i++) {
+		const struct hs_report_vcpu *v = &rep->vcpus[i];
+
+		if (!hs_adv_vcpu_in(v, s->tgid) || v->stats.halts < HS_ADV_MIN_VCPU_HALTS)
+			continue;
+		counted++;
+		for (unsigned int j = 0; j < s->n && j < v->n_what_if; j++)
+			if (v->what_if[j].poll_cpu_pct > s->vcpu_pct[j])
+				s->vcpu_pct[j] = v->what_if[j].poll_cpu_pct;
+	}
+	if (counted)
+		return;
+	/* only short-lived vCPUs: fall back to the average */
+	for (unsigned int j = 0; j < s->n; j++)
+		s->vcpu_pct[j] = s->rows[j].poll_cpu_pct / (s->nvcpus ? s->nvcpus : 1);
+}
+
+static void hs_adv_scope_pick(const struct hs_adv_ctx *c, struct hs_adv_scope *s)
+{
+	double best_u = 0;
+
+	s->best = -1;
+	for (unsigned int j = 0; j < s->n; j++) {
+		const struct hs_whatif_row *r = &s->rows[j];
+
+		s->utility[j] = c->delta * (double)r->hits - c->obj->lambda * r->poll_cpu_s * 1e9;
+		if (j && s->vcpu_pct[j] > c->budget)
+			continue;
+		/* strictly better only: ties go to the smaller window */
+		if (s->best < 0 || s->utility[j] > best_u) {
+			s->best = (int)j;
+			best_u = s->utility[j];
+		}
+	}
+}
+
+/* Halts-weighted wake-up overhead of the vCPUs in scope; 0 when none. */
+static uint64_t hs_adv_delta(const struct hs_report *rep, int tgid)
+{
+	double sum = 0, w = 0;
+
+	for (unsigned int i = 0; i < rep->nvcpus; i++) {
+		const struct hs_report_vcpu *v = &rep->vcpus[i];
+
+		if (!hs_adv_vcpu_in(v, tgid) || !v->stats.waits)
+			continue;
+		sum += (double)v->wake_overhead_ns * v->stats.waits;
+		w += v->stats.waits;
+	}
+	return w ? (uint64_t)(sum / w + 0.5) : 0;
+}
+
+static double hs_adv_price_delta(uint64_t delta)
+{
+	if (delta < HS_ADV_DELTA_MIN)
+		return HS_ADV_DELTA_MIN;
+	if (delta > HS_ADV_DELTA_MAX)
+		return HS_ADV_DELTA_MAX;
+	return (double)delta;
+}
+
+/* Index of the candidate equal to ns, -1 when it is not one. */
+static int hs_adv_row_of(const struct hs_adv_scope *s, int64_t ns)
+{
+	for (unsigned int j = 0; ns >= 0 && j < s->n; j++)
+		if (s->rows[j].halt_poll_ns == (uint64_t)ns)
+			return (int)j;
+	return -1;
+}
+
+/* The recorded maximum: metadata first, else what the self-check inferred. */
+static int64_t hs_adv_recorded_max(const struct hs_report *rep)
+{
+	if (rep->meta.halt_poll_ns >= 0)
+		return rep->meta.halt_poll_ns;
+	for (unsigned int i = 0; i < rep->nvcpus; i++) {
+		const struct hs_selfcheck *sc = &rep->vcpus[i].selfcheck;
+
+		if (sc->halts_compared && sc->replayed_max_ns)
+			return (int64_t)sc->replayed_max_ns;
+	}
+	return -1;
+}
+
+static void hs_adv_explain_up(struct hs_adv_ctx *c, const struct hs_adv_scope *s)
+{
+	const struct hs_whatif_row *b = &s->rows[s->best], *u = NULL;
+	unsigned int j;
+	double dh, dc;
+
+	/* the next candidate that catches more wakes, skipping the flat part */
+	for (j = (unsigned int)s->best + 1; j < s->n; j++) {
+		if (s->rows[j].hits > b->hits || s->vcpu_pct[j] > c->budget) {
+			u = &s->rows[j];
+			break;
+		}
+	}
+	if (!u) {
+		hs_adv_say(c, "No larger candidate catches more wakes.");
+		return;
+	}
+	if (j > (unsigned int)s->best + 1)
+		hs_adv_say(c, "Every value from %llu to %llu behaves the same on this recording; the smallest is suggested.",
+			   (unsigned long long)b->halt_poll_ns,
+			   (unsigned long long)s->rows[j - 1].halt_poll_ns);
+	if (s->vcpu_pct[j] > c->budget) {
+		hs_adv_say(c, "Going up to %llu would make the busiest vCPU poll %.1f%% of a CPU, over the %.0f%% budget.",
+			   (unsigned long long)u->halt_poll_ns, s->vcpu_pct[j], c->budget);
+		return;
+	}
+	dh = (double)u->hits - (double)b->hits;
+	dc = (u->poll_cpu_s - b->poll_cpu_s) * 1e6;	/* us */
+	hs_adv_say(c, "Going up to %llu adds %.1f%% hits at %.1f us of polling per extra hit, more than the %.0f us one hit is worth to this objective (%.0fx the %.1f us a hit saves).",
+		   (unsigned long long)u->halt_poll_ns, 100.0 * dh / (b->halts ? b->halts : 1),
+		   dc / dh, c->delta / c->obj->lambda / 1e3, 1 / c->obj->lambda, c->delta / 1e3);
+}
+
+static void hs_adv_explain_down(struct hs_adv_ctx *c, const struct hs_adv_scope *s)
+{
+	const struct hs_whatif_row *b = &s->rows[s->best], *d;
+	double dh, dc;
+
+	if (s->best <= 0)
+		return;
+	d = &s->rows[s->best - 1];
+	dh = (double)b->hits - (double)d->hits;
+	dc = (b->poll_cpu_s - d->poll_cpu_s) * 1e6;
+	if (dh <= 0)
+		return;
+	hs_adv_say(c, "Going down to %llu loses %.1f%% hits and saves only %.1f us of polling per lost hit.",
+		   (unsigned long long)d->halt_poll_ns, 100.0 * dh / (b->halts ? b->halts : 1),
+		   dc / dh);
+}
+
+static void hs_adv_explain_choice(struct hs_adv_ctx *c, const struct hs_adv_scope *s,
+				  enum hs_kernel_era era)
+{
+	const struct hs_whatif_row *b = &s->rows[s->best];
+
+	hs_adv_say(c, "Suggested halt_poll_ns: %llu (objective %s, at most %.0f%% of a CPU per vCPU for polling).",
+		   (unsigned long long)b->halt_poll_ns, c->obj->name, c->budget);
+	hs_adv_say(c, "Replaying the %s-era adaptive window over %llu halts of %u vCPUs: at %llu, %.1f%% of halts end in a poll hit, the busiest vCPU polls %.1f%% of a CPU (%.3f CPU-s in all, %.0f%% of it on misses).",
+		   hs_kernel_era_name(era), (unsigned long long)b->halts, s->nvcpus,
+		   (unsigned long long)b->halt_poll_ns, 100 * b->hit_rate, s->vcpu_pct[s->best],
+		   b->poll_cpu_s, b->poll_cpu_s > 0 ? 100 * b->miss_cpu_s / b->poll_cpu_s : 0.0);
+	hs_adv_explain_up(c, s);
+	hs_adv_explain_down(c, s);
+}
+
+static void hs_adv_explain_recorded(struct hs_adv_ctx *c, const struct hs_adv_scope *s)
+{
+	const struct hs_report *rep = c->rep;
+	int64_t m = hs_adv_recorded_max(rep);
+	int j = hs_adv_row_of(s, m);
+	double pct;
+
+	if (j >= 0) {
+		hs_adv_say(c, "The recorded setting %lld replays to %.1f%% hits with the busiest vCPU polling %.1f%% of a CPU.",
+			   (long long)m, 100 * s->rows[j].hit_rate, s->vcpu_pct[j]);
+		return;
+	}
+	if (rep->duration_s <= 0 || !s->nvcpus)
+		return;
+	pct = rep->host.poll_ns / (rep->duration_s * 1e9) / s->nvcpus * 100;
+	if (rep->meta.halt_poll_ns >= 0)
+		hs_adv_say(c, "The recording (halt_poll_ns %lld): %.1f%% poll hits, polling %.1f%% of a CPU per vCPU on average.",
+			   (long long)rep->meta.halt_poll_ns, 100 * rep->host.hit_rate, pct);
+	else
+		hs_adv_say(c, "The recording (halt_poll_ns not recorded): %.1f%% poll hits, polling %.1f%% of a CPU per vCPU on average.",
+			   100 * rep->host.hit_rate, pct);
+}
+
+static void hs_adv_selfcheck(struct hs_adv_ctx *c)
+{
+	const struct hs_report *rep = c->rep;
+	uint64_t cmp = 0, agree = 0, max = 0;
+	bool inferred = false;
+	double pct;
+
+	for (unsigned int i = 0; i < rep->nvcpus; i++) {
+		const struct hs_selfcheck *sc = &rep->vcpus[i].selfcheck;
+
+		cmp += sc->halts_compared;
+		agree += sc->halts_agreeing;
+		if (sc->halts_compared && sc->replayed_max_ns > max) {
+			max = sc->replayed_max_ns;
+			inferred = sc->max_inferred;
+		}
+	}
+	if (!cmp) {
+		hs_adv_say(c, "Self-check: not possible (the window in force was never known), so the replay is unverified.");
+		hs_adv_confidence_lower(c->adv, "medium");
+		return;
+	}
+	pct = 100.0 * agree / cmp;
+	hs_adv_say(c, "Self-check: replaying the recorded setting (%llu%s) reproduces the poll outcome and the window change of %.1f%% of %llu halts.",
+		   (unsigned long long)max, inferred ? ", inferred from the trace" : "", pct,
+		   (unsigned long long)cmp);
+	if (pct < 95) {
+		hs_adv_finding(c->adv, "selfcheck_low");
+		hs_adv_say(c, "The replay disagrees with the kernel on %.1f%% of halts (another kernel era? try --kernel-era); treat the numbers with care.",
+			   100 - pct);
+		hs_adv_confidence_lower(c->adv, pct < 80 ? "low" : "medium");
+	}
+}
+
+static void hs_adv_confidence(struct hs_adv_ctx *c)
+{
+	const struct hs_report *rep = c->rep;
+	uint64_t halts = rep->host.halts;
+
+	if (halts < 5000) {
+		hs_adv_finding(c->adv, "few_halts");
+		hs_adv_say(c, "Only %llu halts were recorded: record longer or under the real load for a firmer answer.",
+			   (unsigned long long)halts);
+		hs_adv_confidence_lower(c->adv, halts < 200 ? "low" : "medium");
+	}
+	if (rep->lost_pct > 0 || rep->meta.lost_unknown_places) {
+		hs_adv_finding(c->adv, "lost_events");
+		if (rep->lost_pct > 0)
+			hs_adv_say(c, "%.2f%% of events were lost: the halts around them were left out of the self-check.",
+				   rep->lost_pct);
+		else
+			hs_adv_say(c, "Events were lost (count unknown): the halts around them were left out of the self-check.");
+		hs_adv_confidence_lower(c->adv, rep->lost_pct >= 5 ? "low" : "medium");
+	}
+}
+
+/*
+ * Ubuntu bug 1724614: wakes come periodically just under the window, so the
+ * window settles above the period and the vCPU polls through nearly all of
+ * its idle time. In the replay this is a candidate step where most halts
+ * turn into hits at once, and the polling CPU jumps with them.
+ */
+static void hs_adv_periodic(struct hs_adv_ctx *c, const struct hs_adv_scope *s)
+{
+	int64_t m = hs_adv_recorded_max(c->rep);
+	double jump, best_jump = 0;
+	int at = -1;
+
+	for (unsigned int j = 1; j < s->n; j++) {
+		jump = s->rows[j].hit_rate - s->rows[j - 1].hit_rate;
+		if (jump >= 0.4 && s->vcpu_pct[j] >= 30 && jump > best_jump) {
+			best_jump = jump;
+			at = (int)j;
+		}
+	}
+	if (at < 0)
+		return;
+	if (m >= 0 && (uint64_t)m < s->rows[at].halt_poll_ns) {
+		hs_adv_say(c, "Note: %.0f%% of halts wake between %llu and %llu ns; a halt_poll_ns of %llu or more would poll through them.",
+			   100 * best_jump, (unsigned long long)s->rows[at - 1].halt_poll_ns,
+			   (unsigned long long)s->rows[at].halt_poll_ns,
+			   (unsigned long long)s->rows[at].halt_poll_ns);
+		return;
+	}
+	hs_adv_finding(c->adv, "periodic_under_window");
+	hs_adv_say(c, "Periodic wakes just under the window: %.0f%% of halts wake between %llu and %llu ns, so at halt_poll_ns >= %llu the window settles above them and the busiest vCPU polls %.0f%% of a CPU. This is the pattern of Ubuntu bug 1724614 (halt_poll_ns 400000, a ~250 us guest timer, ~90%% host system time). Keep halt_poll_ns below %llu.",
+		   100 * best_jump, (unsigned long long)s->rows[at - 1].halt_poll_ns,
+		   (unsigned long long)s->rows[at].halt_poll_ns,
+		   (unsigned long long)s->rows[at].halt_poll_ns, s->vcpu_pct[at],
+		   (unsigned long long)s->rows[at].halt_poll_ns);
+}
+
+static void hs_adv_flapping(struct hs_adv_ctx *c)
+{
+	const struct hs_halt_stats *h = &c->rep->host;
+
+	if (h->flaps < 50 || h->flaps * 10 < h->halts)
+		return;
+	hs_adv_finding(c->adv, "window_flapping");
+	hs_adv_say(c, "The window flaps: %llu grow/shrink reversals in %llu halts (%.0f per 100). Wakes alternate between shorter and longer than halt_poll_ns, so the window keeps restarting from halt_poll_ns_grow_start and seldom polls long enough to help; halt_poll_ns_shrink=2 (the default since 6.11) damps it.",
+		   (unsigned long long)h->flaps, (unsigned long long)h->halts,
+		   100.0 * h->flaps / h->halts);
+}
+
+static uint64_t hs_adv_log2_sum(const uint64_t *b, uint64_t lo, uint64_t hi)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < HS_LOG2_BUCKETS; i++)
+		if (hs_log2_lo(i) >= lo && hs_log2_hi(i) <= hi)
+			n += b[i];
+	return n;
+}
+
+/*
+ * Host polling off: no window change at all although some waits were short
+ * enough to grow it, and every waited == 0 halt tiny (a wake that beat the
+ * block, not a poll). With halt_poll_ns > 0 that is the guest's haltpoll
+ * driver having switched host polling off through MSR_KVM_POLL_CONTROL.
+ */
+static void hs_adv_polling_off(struct hs_adv_ctx *c)
+{
+	const struct hs_report *rep = c->rep;
+	int64_t m = hs_adv_recorded_max(rep);
+	uint64_t probe = m > 0 ? (uint64_t)m : 200000;
+
+	if (rep->events_poll_ns || rep->host.halts < 100 || m == 0)
+		return;
+	if (hs_adv_log2_sum(rep->host_log2.poll, 8192, UINT64_MAX) ||
+	    hs_adv_log2_sum(rep->host_log2.wait, 0, probe / 2) < 10)
+		return;
+	if (m > 0) {
+		hs_adv_finding(c->adv, "guest_haltpoll");
+		hs_adv_say(c, "Host polling looks off although halt_poll_ns is %lld: no window change and only tiny poll hits in %llu halts. The guest probably runs the cpuidle-haltpoll driver, which polls inside the guest and disables host polling; halt_poll_ns then has no effect on those vCPUs.",
+			   (long long)m, (unsigned long long)rep->host.halts);
+	} else {
+		hs_adv_finding(c->adv, "host_polling_off");
+		hs_adv_say(c, "Host polling looks off: no window change and only tiny poll hits in %llu halts (halt_poll_ns 0, or the guest's cpuidle-haltpoll driver disabled it).",
+			   (unsigned long long)rep->host.halts);
+	}
+}
+
+static void hs_adv_guest_cpuidle(struct hs_adv_ctx *c)
+{
+	const struct hs_meta *m = &c->rep->meta;
+
+	if (!strcmp(m->cpuidle_governor, "haltpoll") && m->cpuidle_driver[0] &&
+	    strcmp(m->cpuidle_driver, "haltpoll")) {
+		hs_adv_finding(c->adv, "haltpoll_governor_mismatch");
+		hs_adv_say(c, "The cpuidle governor is haltpoll but the driver is %s: the governor is meant only for the haltpoll driver and can limit the CPU to POLL and C1; use another governor (menu, teo) or the cpuidle-haltpoll driver.",
+			   m->cpuidle_driver);
+	}
+	if (!strcmp(m->cpuidle_driver, "haltpoll")) {
+		hs_adv_finding(c->adv, "guest_haltpoll");
+		hs_adv_say(c, "The traced system runs the cpuidle-haltpoll driver: that guest polls itself and turns host polling off for its vCPUs, so tune guest_halt_poll_ns there rather than the host's halt_poll_ns.");
+		return;
+	}
+	hs_adv_polling_off(c);
+}
+
+/* 5.8 to 6.0 copied halt_poll_ns into each VM when it was created. */
+static void hs_adv_apply(struct hs_adv_ctx *c, uint64_t ns)
+{
+	const char *rel = c->rep->meta.kernel_release;
+	unsigned int a, b;
+
+	hs_adv_say(c, "Apply: echo %llu > /sys/module/kvm/parameters/halt_poll_ns",
+		   (unsigned long long)ns);
+	if (sscanf(rel, "%u.%u", &a, &b) != 2) {
+		hs_adv_say(c, "On kernels 5.8 to 6.0 running VMs keep the old value until they are restarted.");
+		return;
+	}
+	if ((a == 5 && b >= 8) || (a == 6 && b == 0)) {
+		hs_adv_finding(c->adv, "restart_needed");
+		hs_adv_say(c, "On this kernel (%s) running VMs keep the value they were created with: restart them for it to apply.",
+			   rel);
+	}
+}
+
+static void hs_adv_text_open(struct hs_adv_ctx *c)
+{
+	c->buf = NULL;
+	c->len = 0;
+	c->text = open_memstream(&c->buf, &c->len);
+}
+
+static void hs_adv_text_close(struct hs_adv_ctx *c)
+{
+	if (!c->text)
+		return;
+	if (fclose(c->text) == 0 && c->buf) {
+		/* lines are separated, not terminated, by \n */
+		if (c->len && c->buf[c->len - 1] == '\n')
+			c->buf[c->len - 1] = '\0';
+		c->adv->text = c->buf;
+	} else {
+		free(c->buf);
+	}
+	c->text = NULL;
+	c->buf = NULL;
+}
+
+static void hs_adv_init(struct hs_advice *adv, const struct hs_adv_ctx *c, uint64_t delta)
+{
+	hs_advice_free(adv);
+	snprintf(adv->objective, sizeof(adv->objective), "%s", c->obj->name);
+	snprintf(adv->confidence, sizeof(adv->confidence), "high");
+	adv->max_poll_cpu_pct = c->budget;
+	adv->wake_overhead_ns = delta;
+}
+
+static unsigned int hs_adv_active_vcpus(const struct hs_report *rep, int tgid)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < rep->nvcpus; i++)
+		if (hs_adv_vcpu_in(&rep->vcpus[i], tgid) && rep->vcpus[i].stats.halts)
+			n++;
+	return n;
+}
+
+static bool hs_adv_differs(uint64_t a, uint64_t b)
+{
+	uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
+
+	return (lo == 0 && hi > 0) || hi >= 2 * lo;
+}
+
+/* A VM whose best value is far from the host-wide one gets its own. */
+static void hs_adv_vm(struct hs_adv_ctx *host, struct hs_report_vm *vm, uint64_t global)
+{
+	struct hs_adv_ctx c = *host;
+	struct hs_adv_scope s = {
+		.rows = vm->what_if, .n = vm->n_what_if, .nvcpus = vm->nvcpus, .tgid = vm->tgid,
+	};
+	const struct hs_whatif_row *b;
+	int g;
+
+	hs_advice_free(&vm->advice);
+	if (vm->stats.halts < 1000 || !s.n || s.n != host->rep->n_host_what_if)
+		return;
+	c.delta = hs_adv_price_delta(hs_adv_delta(host->rep, vm->tgid));
+	hs_adv_scope_pct(host->rep, &s);
+	hs_adv_scope_pick(&c, &s);
+	g = hs_adv_row_of(&s, (int64_t)global);
+	if (s.best < 0 || g < 0 || !hs_adv_differs(s.rows[s.best].halt_poll_ns, global) ||
+	    s.utility[s.best] <= s.utility[g])
+		return;
+	b = &s.rows[s.best];
+	c.adv = &vm->advice;
+	hs_adv_init(c.adv, &c, hs_adv_delta(host->rep, vm->tgid));
+	c.adv->valid = true;
+	c.adv->halt_poll_ns = b->halt_poll_ns;
+	if (vm->stats.halts < 5000)
+		hs_adv_confidence_lower(c.adv, "medium");
+	hs_adv_finding(c.adv, "per_vm");
+	hs_adv_text_open(&c);
+	hs_adv_say(&c, "VM %s: halt_poll_ns %llu gives %.1f%% hits with the busiest vCPU polling %.1f%% of a CPU, against %.1f%% and %.1f%% at the host-wide %llu.",
+		   vm->name[0] ? vm->name : vm->comm, (unsigned long long)b->halt_poll_ns,
+		   100 * b->hit_rate, s.vcpu_pct[s.best], 100 * s.rows[g].hit_rate,
+		   s.vcpu_pct[g], (unsigned long long)global);
+	hs_adv_say(&c, "Set it for this VM alone from its VMM with KVM_ENABLE_CAP(KVM_CAP_HALT_POLL) (Linux 5.8+); the module parameter stays the host-wide default.");
+	hs_adv_text_close(&c);
+	hs_adv_finding(host->adv, "per_vm_differs");
+	hs_adv_say(host, "VM %s would do better with %llu (%.1f%% hits) than with %llu (%.1f%%): set it per VM with KVM_CAP_HALT_POLL.",
+		   vm->name[0] ? vm->name : vm->comm, (unsigned long long)b->halt_poll_ns,
+		   100 * b->hit_rate, (unsigned long long)global, 100 * s.rows[g].hit_rate);
+}
+
+static void hs_adv_no_data(struct hs_adv_ctx *c)
+{
+	hs_adv_finding(c->adv, "no_halts");
+	hs_adv_confidence_lower(c->adv, "low");
+	if (!c->rep->n_host_what_if)
+		hs_adv_say(c, "No suggestion: the what-if replay was not run.");
+	else
+		hs_adv_say(c, "No suggestion: no kvm_vcpu_wakeup halts were recorded (is a VM running, and were the kvm events enabled?).");
+	hs_adv_guest_cpuidle(c);
+}
+
+void hs_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts)
+{
+	struct hs_adv_ctx c = { .rep = rep, .adv = &rep->advice };
+	struct hs_adv_scope s = {
+		.rows = rep->host_what_if, .n = rep->n_host_what_if, .tgid = -2,
+	};
+	uint64_t delta = hs_adv_delta(rep, -2);
+
+	c.obj = hs_adv_objective_find(opts ? opts->objective : NULL);
+	c.budget = opts && opts->max_poll_cpu_pct > 0 ? opts->max_poll_cpu_pct :
+		c.obj->budget_pct;
+	c.delta = hs_adv_price_delta(delta);
+	hs_adv_init(c.adv, &c, delta);
+	for (unsigned int i = 0; i < rep->nvms; i++)
+		hs_advice_free(&rep->vms[i].advice);
+	if (opts && !opts->enabled)
+		return;
+	hs_adv_text_open(&c);
+	if (!s.n || !rep->host.halts) {
+		hs_adv_no_data(&c);
+		hs_adv_text_close(&c);
+		return;
+	}
+	s.nvcpus = hs_adv_active_vcpus(rep, -2);
+	hs_adv_scope_pct(rep, &s);
+	hs_adv_scope_pick(&c, &s);
+	c.adv->valid = s.best >= 0;
+	c.adv->halt_poll_ns = s.best >= 0 ? s.rows[s.best].halt_poll_ns : 0;
+	hs_adv_explain_choice(&c, &s, hs_kernel_era_from_release(rep->meta.kernel_release));
+	hs_adv_say(&c, "A wait costs about %.1f us more than its time to wake (estimated wake-up overhead); that is what a poll hit saves.",
+		   delta / 1e3);
+	hs_adv_explain_recorded(&c, &s);
+	hs_adv_selfcheck(&c);
+	hs_adv_confidence(&c);
+	hs_adv_periodic(&c, &s);
+	hs_adv_flapping(&c);
+	hs_adv_guest_cpuidle(&c);
+	for (unsigned int i = 0; i < rep->nvms; i++)
+		hs_adv_vm(&c, &rep->vms[i], c.adv->halt_poll_ns);
+	hs_adv_apply(&c, c.adv->halt_poll_ns);
+	hs_adv_text_close(&c);
+}

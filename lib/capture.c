@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The tracefs side of `haltstat record`: instance lifecycle, event enabling,
+ * per-CPU splice readers, stop/flush, kernel stats and cleanup.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "capture_priv.h"
+#include "sysinfo.h"
+
+#define HS_TRACEFS	"/sys/kernel/tracing"
+/* Wake the readers at 10% full: plenty of headroom, few wakeups. */
+#define HS_BUFFER_PERCENT "10"
+
+static int capture_check_tracefs(struct hs_error *err)
+{
+	struct stat st;
+
+	if (stat(HS_TRACEFS "/instances", &st) == 0) {
+		if (access(HS_TRACEFS "/instances", W_OK))
+			return hs_error_set(err, HS_ERR_PERM,
+					    "no permission on %s (run as root)", HS_TRACEFS);
+		return 0;
+	}
+	if (errno == EACCES)
+		return hs_error_set(err, HS_ERR_PERM, "no permission on %s (run as root)",
+				    HS_TRACEFS);
+	if (mount("nodev", HS_TRACEFS, "tracefs", 0, NULL)) {
+		if (errno == EPERM || errno == EACCES)
+			return hs_error_set(err, HS_ERR_PERM,
+					    "cannot mount tracefs on %s: %s (run as root)",
+					    HS_TRACEFS, strerror(errno));
+		return hs_error_set(err, HS_ERR_TRACEFS, "tracefs unavailable: cannot mount it on %s: %s",
+				    HS_TRACEFS, strerror(errno));
+	}
+	if (stat(HS_TRACEFS "/instances", &st))
+		return hs_error_set(err, HS_ERR_TRACEFS,
+				    "tracefs mounted on %s has no instances directory", HS_TRACEFS);
+	return 0;
+}
+
+/* An instance haltstat_<pid> is stale when no haltstat process owns that pid. */
+static bool capture_owner_dead(int pid)
+{
+	char path[64], comm[64];
+	FILE *f;
+	bool dead;
+
+	if (pid == getpid())
+		return true;
+	if (kill(pid, 0) && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	dead = !fgets(comm, sizeof(comm), f) || strncmp(comm, "haltstat", 8);
+	fclose(f);
+	return dead;
+}
+
+static void capture_reap_stale(void)
+{
+	struct dirent *de;
+	DIR *d = opendir(HS_TRACEFS "/instances");
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct tracefs_instance *inst;
+		char tail;
+		int pid;
+
+		if (sscanf(de->d_name, "haltstat_%d%c", &pid, &tail) != 1 || pid <= 0 ||
+		    !capture_owner_dead(pid))
+			continue;
+		inst = tracefs_instance_alloc(NULL, de->d_name);
+		if (!inst)
+			continue;
+		tracefs_trace_off(inst);
+		tracefs_event_disable(inst, NULL, NULL);
+		tracefs_instance_destroy(inst);
+		tracefs_instance_free(inst);
+	}
+	closedir(d);
+}
+
+/* An unlinked file in the output directory: nothing is left behind, whatever happens. */
+static int capture_tmpfile(const char *dir, struct hs_error *err)
+{
+	char path[4200];
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd >= 0)
+		return fd;
+	if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL) {
+		snprintf(path, sizeof(path), "%s/.haltstat-cpu-XXXXXX", dir);
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0) {
+			unlink(path);
+			return fd;
+		}
+	}
+	return hs_error_set(err, HS_ERR_OUTPUT, "cannot write to %s: %s", dir, strerror(errno));
+}
+
+static int capture_alloc(struct hs_capture **cp, const struct hs_capture_opts *o,
+			 struct hs_error *err)
+{
+	struct hs_capture *c;
+	char tmp[4096];
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	if (!o->output || !o->output[0] || strlen(o->output) >= sizeof(c->output))
+		return hs_error_set(err, HS_ERR_OUTPUT, "bad output file name");
+	if (o->nevents > HS_CAPTURE_MAX_EVENTS || o->npids > HS_CAPTURE_MAX_PIDS)
+		return hs_error_set(err, HS_ERR_USAGE, "too many events or pids");
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
+	*cp = c;
+	c->free_fd = -1;
+	c->stop_fd = -1;
+	c->ncpus = n > 0 ? (unsigned int)n : 1;
+	snprintf(c->output, sizeof(c->output), "%s", o->output);
+	snprintf(tmp, sizeof(tmp), "%s", o->output);
+	snprintf(c->dir, sizeof(c->dir), "%s", dirname(tmp));
+	snprintf(c->name, sizeof(c->name), "haltstat_%d", (int)getpid());
+	c->cpus = calloc(c->ncpus, sizeof(*c->cpus));
+	c->lost = calloc(c->ncpus, sizeof(*c->lost));
+	c->cpustat = calloc(c->ncpus, sizeof(*c->cpustat));
+	if (!c->cpus || !c->lost || !c->cpustat)
+		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
+	for (unsigned int i = 0; i < c->ncpus; i++) {
+		c->cpus[i].c = c;
+		c->cpus[i].cpu = i;
+		c->cpus[i].raw_fd = -1;
+		c->cpus[i].fd = -1;
+	}
+	return 0;
+}
+
+static int capture_tmpfiles(struct hs_capture *c, struct hs_error *err)
+{
+	for (unsigned int i = 0; i < c->ncpus; i++) {
+		c->cpus[i].fd = capture_tmpfile(c->dir, err);
+		if (c->cpus[i].fd < 0)
+			return HS_ERR_OUTPUT;
+	}
+	return 0;
+}
+
+static int capture_page_size(struct hs_capture *c, struct hs_error *err)
+{
+	struct tep_handle *tep = tep_alloc();
+	char *hp;
+	int len = 0, sz = -1;
+
+	hp = tracefs_instance_file_read(NULL, "events/header_page", &len);
+	if (tep && hp && tep_parse_header_page(tep, hp, len, sizeof(long)) == 0)
+		sz = tep_get_sub_buffer_size(tep);
+	free(hp);
+	tep_free(tep);
+	if (sz <= 0 || (sz & (sz - 1)))
+		return hs_error_set(err, HS_ERR_TRACEFS, "cannot read the ring-buffer page size");
+	c->page_size = (unsigned int)sz;
+	return 0;
+}
+
+static int capture_instance(struct hs_capture *c, unsigned int kib, struct hs_error *err)
+{
+	c->inst = tracefs_instance_create(c->name);
+	if (!c->inst)
+		return hs_error_set(err, errno == EACCES || errno == EPERM ? HS_ERR_PERM : HS_ERR_TRACEFS,
+				    "cannot create tracefs instance %s: %s", c->name, strerror(errno));
+	if (!tracefs_instance_is_new(c->inst)) {
+		/* Not ours: never destroy it. */
+		tracefs_instance_free(c->inst);
+		c->inst = NULL;
+		return hs_error_set(err, HS_ERR_TRACEFS, "tracefs instance %s already exists", c->name);
+	}
+	if (tracefs_trace_off(c->inst))
+		return hs_error_set(err, HS_ERR_TRACEFS, "cannot stop tracing in instance %s", c->name);
+	if (tracefs_instance_set_buffer_size(c->inst, kib, -1))
+		return hs_error_set(err, HS_ERR_RUNTIME, "cannot allocate a %u KiB ring buffer per CPU: %s",
+				    kib, strerror(errno));
+	tracefs_instance_file_write(c->inst, "buffer_percent", HS_BUFFER_PERCENT);
+	/* If we die, closing free_buffer stops tracing and frees the buffer. */
+	if (tracefs_option_enable(c->inst, TRACEFS_OPTION_DISABLE_ON_FREE) == 0)
+		c->free_fd = tracefs_instance_file_open(c->inst, "free_buffer", O_WRONLY | O_CLOEXEC);
+	return 0;
+}
+
+static int capture_pids(struct hs_capture *c, const struct hs_capture_opts *o, struct hs_error *err)
+{
+	struct hs_sbuf sb = { 0 };
+	int tids[4096];
+	int ret = 0;
+
+	for (unsigned int i = 0; i < o->npids && !ret; i++) {
+		int n = hs_sysinfo_tasks(o->pids[i], tids, 4096);
+		struct hs_thread_name *s;
+
+		if (n <= 0) {
+			ret = hs_error_set(err, HS_ERR_USAGE, "no such process: %d", o->pids[i]);
+			break;
+		}
+		c->pids[c->npids++] = o->pids[i];
+		s = realloc(c->snap, (c->nsnap + (unsigned int)n) * sizeof(*s));
+		if (!s) {
+			ret = hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
+			break;
+		}
+		c->snap = s;
+		for (int t = 0; t < n; t++) {
+			struct hs_thread_name *tn = &c->snap[c->nsnap];
+
+			hs_sbuf_printf(&sb, "%d ", tids[t]);
+			tn->tid = tids[t];
+			if (hs_sysinfo_thread(tids[t], tn->comm, sizeof(tn->comm), &tn->tgid) == 0)
+				c->nsnap++;
+		}
+	}
+	if (!ret && sb.oom)
+		ret = hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
+	/* Threads created later (vCPU hotplug) follow their parent with event-fork. */
+	if (!ret && (tracefs_option_enable(c->inst, TRACEFS_OPTION_EVENT_FORK) ||
+		     tracefs_instance_file_write(c->inst, "set_event_pid", sb.s) < 0))
+		ret = hs_error_set(err, HS_ERR_TRACEFS, "cannot set the pid filter: %s",
+				   strerror(errno));
+	hs_sbuf_free(&sb);
+	return ret;
+}
+
+static int capture_events(struct hs_capture *c, const struct hs_capture_opts *o,
+			  struct hs_error *err)
+{
+	for (unsigned int i = 0; i < o->nevents; i++) {
+		char sys[64], ev[64];
+		const char *colon = strchr(o->events[i], ':');
+
+		snprintf(c->req[c->nreq], sizeof(c->req[0]), "%s", o->events[i]);
+		if (!colon || colon == o->events[i] || (size_t)(colon - o->events[i]) >= sizeof(sys) ||
+		    strlen(colon + 1) >= sizeof(ev) || !colon[1])
+			return hs_error_set(err, HS_ERR_USAGE, "bad event name '%s' (want SYSTEM:EVENT)",
+					    o->events[i]);
+		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - o->events[i]), o->events[i]);
+		snprintf(ev, sizeof(ev), "%s", colon + 1);
+		if (!tracefs_event_file_exists(c->inst, sys, ev, "format")) {
+			if (o->required && o->required[i])
+				return hs_error_set(err, HS_ERR_NO_EVENTS, "event %s does not exist here",
+						    o->events[i]);
+			c->missing[c->nmissing++] = c->req[c->nreq++];
+			continue;
+		}
+		if (tracefs_event_enable(c->inst, sys, ev))
+			return hs_error_set(err, HS_ERR_TRACEFS, "cannot enable event %s: %s",
+					    o->events[i], strerror(errno));
+		snprintf(c->en_sys[c->nen], sizeof(c->en_sys[0]), "%s", sys);
+		snprintf(c->en_ev[c->nen], sizeof(c->en_ev[0]), "%s", ev);
+		c->en_names[c->nen++] = c->req[c->nreq++];
+	}
+	if (!c->nen)
+		return hs_error_set(err, HS_ERR_NO_EVENTS, "none of the requested events exist here%s",
+				    c->nmissing && !strncmp(c->missing[0], "kvm:", 4) ?
+				    " (is the kvm module loaded?)" : "");
+	return 0;
+}
+
+static void *capture_reader(void *arg)
+{
+	struct hs_cpu_reader *rd = arg;
+	struct hs_capture *c = rd->c;
+	struct pollfd pfd[2] = {
+		{ .fd = rd->raw_fd, .events = POLLIN },
+		{ .fd = c->stop_fd, .events = POLLIN },
+	};
+	int r;
+
+	for (;;) {
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (pfd[1].revents)
+			break;
+		while ((r = tracefs_cpu_write(rd->tcpu, rd->fd, true)) > 0)
+			;
+		if (r < 0 && errno != EAGAIN && errno != EINTR)
+			goto fail;
+	}
+	if (!atomic_load(&c->flush))
+		return NULL;
+	/* Tracing is off: take the remaining full pages, then the partial one. */
+	while ((r = tracefs_cpu_write(rd->tcpu, rd->fd, true)) > 0)
+		;
+	if (r < 0 && errno != EAGAIN)
+		goto fail;
+	while ((r = tracefs_cpu_flush_write(rd->tcpu, rd->fd)) > 0)
+		;
+	if (r < 0 && errno != EAGAIN)
+		goto fail;
+	return NULL;
+fail:
+	rd->err = errno ? errno : EIO;
+	atomic_store(&c->failed, 1);
+	return NULL;
+}
+
+static int capture_start_readers(struct hs_capture *c, struct hs_error *err)
+{
+	sigset_t all, old;
+	int ret = 0;
+
+	c->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (c->stop_fd < 0)
+		return hs_error_set(err, HS_ERR_RUNTIME, "eventfd: %s", strerror(errno));
+	/* Readers never take signals: the caller's main thread handles them. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (unsigned int i = 0; i < c->ncpus && !ret; i++) {
+		struct hs_cpu_reader *rd = &c->cpus[i];
+		char path[64];
+
+		snprintf(path, sizeof(path), "per_cpu/cpu%u/trace_pipe_raw", i);
+		rd->raw_fd = tracefs_instance_file_open(c->inst, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (rd->raw_fd < 0)
+			continue;	/* CPU not present: its data stays empty */
+		rd->tcpu = tracefs_cpu_alloc_fd(rd->raw_fd, (int)c->page_size, true);
+		if (!rd->tcpu) {
+			ret = hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
+			break;
+		}
+		errno = pthread_create(&rd->thread, NULL, capture_reader, rd);
+		if (errno)
+			ret = hs_error_set(err, HS_ERR_RUNTIME, "cannot start a reader thread: %s",
+					   strerror(errno));
+		else
+			rd->running = true;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
+int hs_capture_start(struct hs_capture **cp, const struct hs_capture_opts *o,
+		     struct hs_error *err)
+{
+	struct hs_capture *c;
+	int ret;
+
+	*cp = NULL;
+	ret = capture_alloc(cp, o, err);
+	c = *cp;
+	if (!ret)
+		ret = capture_check_tracefs(err);
+	if (!ret)
+		ret = capture_tmpfiles(c, err);
+	if (ret)
+		return ret;
+	capture_reap_stale();
+	ret = capture_page_size(c, err);
+	if (!ret)
+		ret = capture_instance(c, o->buffer_kib, err);
+	if (!ret && o->npids)
+		ret = capture_pids(c, o, err);
+	if (!ret)
+		ret = capture_events(c, o, err);
+	if (!ret)
+		ret = capture_start_readers(c, err);
+	if (ret)
+		return ret;
+	if (tracefs_trace_on(c->inst))
+		return hs_error_set(err, HS_ERR_TRACEFS, "cannot start tracing: %s", strerror(errno));
+	c->tracing = true;
+	clock_gettime(CLOCK_MONOTONIC, &c->t0);
+	return 0;
+}
+
+unsigned int hs_capture_missing(const struct hs_capture *c, const char *const **names)
+{
+	*names = c->missing;
+	return c->nmissing;
+}
+
+int hs_capture_failed(const struct hs_capture *c)
+{
+	return c && atomic_load(&c->failed);
+}
+
+static void capture_join(struct hs_capture *c)
+{
+	uint64_t one = 1;
+
+	if (c->stop_fd >= 0 && write(c->stop_fd, &one, sizeof(one)) < 0) {
+		/* eventfd writes only fail on overflow; the readers are woken anyway. */
+	}
+	for (unsigned int i = 0; i < c->ncpus; i++) {
+		if (!c->cpus[i].running)
+			continue;
+		pthread_join(c->cpus[i].thread, NULL);
+		c->cpus[i].running = false;
+	}
+}
+
+static uint64_t stat_value(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+
+	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+static void capture_read_stats(struct hs_capture *c)
+{
+	for (unsigned int i = 0; i < c->ncpus; i++) {
+		char path[64];
+		char *s;
+
+		snprintf(path, sizeof(path), "per_cpu/cpu%u/stats", i);
+		s = tracefs_instance_file_read(c->inst, path, NULL);
+		if (!s)
+			continue;
+		c->lost[i] = stat_value(s, "\noverrun: ") + stat_value(s, "\ndropped events: ");
+		c->lost_total += c->lost[i];
+		c->cpustat[i] = s;
+	}
+}
+
+int hs_capture_stop(struct hs_capture *c, bool flush, struct hs_error *err)
+{
+	if (c->tracing) {
+		tracefs_trace_off(c->inst);
+		clock_gettime(CLOCK_MONOTONIC, &c->t1);
+		c->tracing = false;
+	}
+	atomic_store(&c->flush, flush);
+	capture_join(c);
+	capture_read_stats(c);
+	for (unsigned int i = 0; i < c->ncpus; i++) {
+		int e = c->cpus[i].err;
+
+		if (!e)
+			continue;
+		if (e == ENOSPC || e == EDQUOT)
+			return hs_error_set(err, HS_ERR_OUTPUT, "disk full writing to %s", c->dir);
+		return hs_error_set(err, HS_ERR_OUTPUT, "cannot write CPU %u data to %s: %s", i,
+				    c->dir, strerror(e));
+	}
+	return 0;
+}
+
+static void capture_remove_instance(struct hs_capture *c)
+{
+	if (!c->inst)
+		return;
+	tracefs_trace_off(c->inst);
+	tracefs_event_disable(c->inst, NULL, NULL);
+	if (c->free_fd >= 0)
+		close(c->free_fd);
+	c->free_fd = -1;
+	/* rmdir fails with EBUSY while any of its files is still open somewhere. */
+	for (int i = 0; i < 50 && tracefs_instance_destroy(c->inst); i++)
+		usleep(20000);
+	tracefs_instance_free(c->inst);
+	c->inst = NULL;
+}
+
+void hs_capture_destroy(struct hs_capture *c)
+{
+	if (!c)
+		return;
+	atomic_store(&c->flush, false);
+	capture_join(c);
+	for (unsigned int i = 0; c->cpus && i < c->ncpus; i++) {
+		struct hs_cpu_reader *rd = &c->cpus[i];
+
+		if (rd->tcpu)
+			tracefs_cpu_free_fd(rd->tcpu);
+		if (rd->raw_fd >= 0)
+			close(rd->raw_fd);
+		if (rd->fd >= 0)
+			close(rd->fd);
+	}
+	capture_remove_instance(c);
+	if (c->stop_fd >= 0)
+		close(c->stop_fd);
+	if (c->tmp_output[0])
+		unlink(c->tmp_output);
+	for (unsigned int i = 0; c->cpustat && i < c->ncpus; i++)
+		free(c->cpustat[i]);
+	free(c->cpustat);
+	free(c->lost);
+	free(c->cpus);
+	free(c->snap);
+	free(c);
+}

@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/*
+ * Builds the report model from a finished accounting: picks the vCPU threads
+ * the filter asks for, names and groups them by VM, and computes every
+ * number the writers print so that they compute nothing themselves.
+ */
+
+/* One selected vCPU thread while the report is built. */
+struct hs_sel {
+	const struct hs_vcpu_acct *v;
+	int tgid;
+	int vcpu_index;
+	char comm[64];
+	char vm[128];
+	char vm_comm[64];
+};
+
+void hs_report_warn(struct hs_report *rep, const char *fmt, ...)
+{
+	char **w;
+	char *s;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	/* a warning that does not fit in memory is dropped, not fatal */
+	if (n < 0)
+		return;
+	w = realloc(rep->warnings, (rep->nwarnings + 1) * sizeof(*w));
+	if (!w) {
+		free(s);
+		return;
+	}
+	rep->warnings = w;
+	rep->warnings[rep->nwarnings++] = s;
+}
+
+/* QEMU names its vCPU threads "CPU N/KVM". */
+static int hs_vcpu_index(const char *comm)
+{
+	char *end;
+	long n;
+
+	if (strncmp(comm, "CPU ", 4) || !isdigit((unsigned char)comm[4]))
+		return -1;
+	errno = 0;
+	n = strtol(comm + 4, &end, 10);
+	if (errno || n > INT_MAX || strcmp(end, "/KVM"))
+		return -1;
+	return (int)n;
+}
+
+static void hs_sel_identify(struct hs_sel *s, const struct hs_account *acct,
+			    const struct hs_vcpu_acct *v)
+{
+	const struct hs_thread_info *t = hs_account_thread_info(acct, v->tid);
+	const struct hs_process_info *p;
+
+	memset(s, 0, sizeof(*s));
+	s->v = v;
+	s->tgid = t ? t->tgid : -1;
+	if (t)
+		snprintf(s->comm, sizeof(s->comm), "%s", t->comm);
+	s->vcpu_index = hs_vcpu_index(s->comm);
+	if (s->tgid < 0) {
+		snprintf(s->vm, sizeof(s->vm), "unknown");
+		return;
+	}
+	p = hs_account_process_info(acct, s->tgid);
+	if (p)
+		snprintf(s->vm_comm, sizeof(s->vm_comm), "%s", p->comm);
+	if (p && p->vm_name[0])
+		snprintf(s->vm, sizeof(s->vm), "%s", p->vm_name);
+	else if (p && p->comm[0])
+		snprintf(s->vm, sizeof(s->vm), "%s", p->comm);
+	else
+		snprintf(s->vm, sizeof(s->vm), "pid %d", s->tgid);
+}
+
+static bool hs_filter_pids(const struct hs_report_filter *f, int tid, int tgid)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->npids; i++)
+		if (f->pids[i] == tid || (tgid >= 0 && f->pids[i] == tgid))
+			return true;
+	return false;
+}
+
+static bool hs_filter_match(const struct hs_report_filter *f, const struct hs_sel *s)
+{
+	char pid[16];
+
+	if (!f)
+		return true;
+	if (f->npids && !hs_filter_pids(f, s->v->tid, s->tgid))
+		return false;
+	if (f->vm && f->vm[0] && strcmp(f->vm, s->vm)) {
+		snprintf(pid, sizeof(pid), "%d", s->tgid);
+		if (s->tgid < 0 || strcmp(f->vm, pid))
+			return false;
+	}
+	return f->vcpu < 0 || s->vcpu_index == f->vcpu;
+}
+
+static bool hs_filter_active(const struct hs_report_filter *f)
+{
+	return f && (f->npids || (f->vm && f->vm[0]) || f->vcpu >= 0);
+}
+
+/* Order: known VMs by name then pid, the unknown VM last; vCPU index, unknown last; tid. */
+static int hs_sel_cmp(const void *pa, const void *pb)
+{
+	const struct hs_sel *a = pa, *b = pb;
+	int c;
+
+	if ((a->tgid < 0) != (b->tgid < 0))
+		return a->tgid < 0 ? 1 : -1;
+	c = strcmp(a->vm, b->vm);
+	if (c)
+		return c;
+	if (a->tgid != b->tgid)
+		return a->tgid < b->tgid ? -1 : 1;
+	if ((a->vcpu_index < 0) != (b->vcpu_index < 0))
+		return a->vcpu_index < 0 ? 1 : -1;
+	if (a->vcpu_index != b->vcpu_index)
+		return a->vcpu_index < b->vcpu_index ? -1 : 1;
+	return (a->v->tid > b->v->tid) - (a->v->tid < b->v->tid);
+}
+
+/* Returns the number selected, or -ENOMEM. */
+static int hs_report_select(const struct hs_account *acct, const struct hs_report_filter *f,
+			    struct hs_sel **out)
+{
+	unsigned int i, n = hs_account_nvcpus(acct), k = 0;
+	struct hs_sel *sel = calloc(n ? n : 1, sizeof(*sel));
+
+	if (!sel)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct hs_vcpu_acct *v = hs_account_vcpu(acct, i);
+
+		if (!v->halts && !v->grows && !v->shrinks)
+			continue;
+		hs_sel_identify(&sel[k], acct, v);
+		if (hs_filter_match(f, &sel[k]))
+			k++;
+	}
+	qsort(sel, k, sizeof(*sel), hs_sel_cmp);
+	*out = sel;
+	return (int)k;
+}
+
+static void hs_stats_counters(struct hs_halt_stats *s, const struct hs_vcpu_acct *v)
+{
+	s->halts += v->halts;
+	s->poll_hits += v->poll_hits;
+	s->waits += v->waits;
+	s->poll_misses += v->poll_misses;
+	s->nopoll_waits += v->nopoll_waits;
+	s->unknown_waits += v->unknown_waits;
+	s->invalid += v->invalid;
+	s->poll_ns = s->poll_ns > UINT64_MAX - v->poll_ns ? UINT64_MAX : s->poll_ns + v->poll_ns;
+	s->grows += v->grows;
+	s->shrinks += v->shrinks;
+	s->flaps += v->flaps;
+}
+
+static void hs_stats_hist(struct hs_halt_stats *s, const struct hs_hist *h, double duration_s)
+{
+	s->sum_ns = h->sum;
+	s->min_ns = h->min;
+	s->max_ns = h->max;
+	s->mean_ns = h->count ? (double)h->sum / (double)h->count : 0;
+	s->p50_ns = hs_hist_quantile(h, 0.5);
+	s->p90_ns = hs_hist_quantile(h, 0.9);
+	s->p99_ns = hs_hist_quantile(h, 0.99);
+	s->p999_ns = hs_hist_quantile(h, 0.999);
+	s->hit_rate = s->halts ? (double)s->poll_hits / (double)s->halts : 0;
+	s->halts_per_s = duration_s > 0 ? (double)s->halts / duration_s : 0;
+}
+
+/* Window figures summed over several threads: time-weighted mean, largest last value. */
+struct hs_window_sum {
+	double area;
+	uint64_t time;
+	int64_t last;
+};
+
+static void hs_window_sum_add(struct hs_window_sum *w, const struct hs_vcpu_acct *v)
+{
+	w->area += v->window_area;
+	w->time += v->window_time;
+	if (v->window > w->last)
+		w->last = v->window;
+}
+
+static void hs_window_sum_put(struct hs_halt_stats *s, const struct hs_window_sum *w)
+{
+	s->window_last_ns = w->last;
+	if (w->time)
+		s->window_mean_ns = w->area / (double)w->time;
+	else
+		s->window_mean_ns = w->last >= 0 ? (double)w->last : -1;
+}
+
+static void hs_log2_add(struct hs_log2_hist *into, const struct hs_log2_hist *from)
+{
+	unsigned int i;
+
+	for (i = 0; i < HS_LOG2_BUCKETS; i++) {
+		into->poll[i] += from->poll[i];
+		into->wait[i] += from->wait[i];
+	}
+}
+
+static uint64_t *hs_u64_dup(const uint64_t *src, size_t n)
+{
+	uint64_t *p = malloc(n * sizeof(*p));
+
+	if (p)
+		memcpy(p, src, n * sizeof(*p));
+	return p;
+}
+
+static int hs_vcpu_linear(struct hs_report_vcpu *r, const struct hs_vcpu_acct *v,
+			  const struct hs_account_opts *o)
+{
+	size_t n = (size_t)o->linear_entries + 1;
+
+	if (!v->linear_poll || !v->linear_wait)
+		return 0;
+	r->linear.bucket_ns = o->linear_bucket_ns;
+	r->linear.entries = o->linear_entries;
+	r->linear.poll = hs_u64_dup(v->linear_poll, n);
+	r->linear.wait = hs_u64_dup(v->linear_wait, n);
+	return r->linear.poll && r->linear.wait ? 0 : -ENOMEM;
+}
+
+static void hs_vcpu_whatif(struct hs_report_vcpu *r, const struct hs_vcpu_acct *v)
+{
+	r->selfcheck.agree_pct = -1;
+	if (!v->whatif)
+		return;
+	r->n_what_if = hs_whatif_rows(v->whatif, r->what_if);
+	if (r->n_what_if > HS_WHATIF_MAX_CANDIDATES)
+		r->n_what_if = HS_WHATIF_MAX_CANDIDATES;
+	hs_whatif_selfcheck(v->whatif, &r->selfcheck);
+	r->wake_overhead_ns = hs_whatif_wake_overhead_ns(v->whatif);
+}
+
+static int hs_vcpu_fill(struct hs_report *rep, struct hs_report_vcpu *r,
+			const struct hs_sel *s, const struct hs_account *acct)
+{
+	const struct hs_vcpu_acct *v = s->v;
+	struct hs_window_sum w = { .last = HS_WINDOW_UNKNOWN };
+
+	r->tid = v->tid;
+	r->tgid = s->tgid;
+	memcpy(r->comm, s->comm, sizeof(r->comm));
+	r->vcpu_index = s->vcpu_index;
+	r->vcpu_id = v->vcpu_id;
+	memcpy(r->vm, s->vm, sizeof(r->vm));
+	hs_stats_counters(&r->stats, v);
+	hs_stats_hist(&r->stats, &v->all, rep->duration_s);
+	hs_window_sum_add(&w, v);
+	hs_window_sum_put(&r->stats, &w);
+	memcpy(r->log2.poll, v->log2_poll, sizeof(r->log2.poll));
+	memcpy(r->log2.wait, v->log2_wait, sizeof(r->log2.wait));
+	hs_vcpu_whatif(r, v);
+	r->hist = malloc(sizeof(*r->hist));
+	if (!r->hist)
+		return -ENOMEM;
+	*r->hist = v->all;
+	return hs_vcpu_linear(r, v, hs_account_options(acct));
+}
+
+/* A VM or host total in the making. */
+struct hs_agg {
+	struct hs_halt_stats stats;
+	struct hs_log2_hist log2;
+	struct hs_hist *hist;
+	struct hs_window_sum win;
+	struct hs_whatif_row what_if[HS_WHATIF_MAX_CANDIDATES];
+	unsigned int n_what_if;
+};
+
+static void hs_agg_reset(struct hs_agg *g)
+{
+	struct hs_hist *h = g->hist;
+
+	memset(g, 0, sizeof(*g));
+	g->hist = h;
+	hs_hist_init(h);
+	g->win.last = HS_WINDOW_UNKNOWN;
+}
+
+static void hs_agg_add(struct hs_agg *g, const struct hs_report_vcpu *r,
+		       const struct hs_vcpu_acct *v, bool first)
+{
+	unsigned int n = r->n_what_if;
+
+	hs_stats_counters(&g->stats, v);
+	hs_hist_merge(g->hist, &v->all);
+	hs_window_sum_add(&g->win, v);
+	hs_log2_add(&g->log2, &r->log2);
+	if (first) {
+		memcpy(g->what_if, r->what_if, n * sizeof(r->what_if[0]));
+		g->n_what_if = n;
+		return;
+	}
+	/* every vCPU replays the same candidates; keep the common prefix if not */
+	if (n < g->n_what_if)
+		g->n_what_if = n;
+	hs_whatif_rows_sum(g->what_if, r->what_if, g->n_what_if);
+}
+
+static void hs_agg_stats(struct hs_agg *g, double duration_s)
+{
+	hs_stats_hist(&g->stats, g->hist, duration_s);
+	hs_window_sum_put(&g->stats, &g->win);
+}
+
+static void hs_vm_put(struct hs_report_vm *vm, struct hs_agg *g, const struct hs_sel *s,
+		      unsigned int nvcpus, double duration_s)
+{
+	hs_agg_stats(g, duration_s);
+	vm->tgid = s->tgid;
+	memcpy(vm->name, s->vm, sizeof(vm->name));
+	memcpy(vm->comm, s->vm_comm, sizeof(vm->comm));
+	vm->nvcpus = nvcpus;
+	vm->stats = g->stats;
+	vm->log2 = g->log2;
+	memcpy(vm->what_if, g->what_if, sizeof(vm->what_if));
+	vm->n_what_if = g->n_what_if;
+}
+
+static unsigned int hs_count_vms(const struct hs_sel *sel, unsigned int n)
+{
+	unsigned int i, k = n ? 1 : 0;
+
+	for (i = 1; i < n; i++)
+		k += sel[i].tgid != sel[i - 1].tgid;
+	return k;
+}
+
+/* sel is sorted, so each VM's threads are consecutive. */
+static void hs_report_group(struct hs_report *rep, const struct hs_sel *sel,
+			    struct hs_agg *vm, struct hs_agg *host)
+{
+	unsigned int i, start = 0;
+
+	for (i = 0; i < rep->nvcpus; i++) {
+		if (i > start && sel[i].tgid != sel[start].tgid) {
+			hs_vm_put(&rep->vms[rep->nvms++], vm, &sel[start], i - start,
+				  rep->duration_s);
+			start = i;
+		}
+		if (i == start)
+			hs_agg_reset(vm);
+		hs_agg_add(vm, &rep->vcpus[i], sel[i].v, i == start);
+		hs_agg_add(host, &rep->vcpus[i], sel[i].v, i == 0);
+	}
+	if (rep->nvcpus)
+		hs_vm_put(&rep->vms[rep->nvms++], vm, &sel[start], i - start, rep->duration_s);
+	hs_agg_stats(host, rep->duration_s);
+	rep->host = host->stats;
+	rep->host_log2 = host->log2;
+	memcpy(rep->host_what_if, host->what_if, sizeof(rep->host_what_if));
+	rep->n_host_what_if = host->n_what_if;
+}
+
+static int hs_report_vms(struct hs_report *rep, const struct hs_sel *sel)
+{
+	struct hs_agg *vm = calloc(1, sizeof(*vm)), *host = calloc(1, sizeof(*host));
+	int ret = -ENOMEM;
+
+	rep->vms = calloc(hs_count_vms(sel, rep->nvcpus) + 1, sizeof(*rep->vms));
+	if (!vm || !host || !rep->vms)
+		goto out;
+	vm->hist = malloc(sizeof(*vm->hist));
+	host->hist = malloc(sizeof(*host->hist));
+	if (!vm->hist || !host->hist)
+		goto out;
+	hs_agg_reset(host);
+	hs_report_group(rep, sel, vm, host);
+	ret = 0;
+out:
+	if (vm)
+		free(vm->hist);
+	if (host)
+		free(host->hist);
+	free(vm);
+	free(host);
+	return ret;
+}
+
+static int hs_report_vcpus(struct hs_report *rep, const struct hs_account *acct,
+			   const struct hs_report_filter *filter, bool *filtered_out)
+{
+	struct hs_sel *sel;
+	int n = hs_report_select(acct, filter, &sel);
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	if (n < 0)
+		return n;
+	*filtered_out = n == 0 && hs_filter_active(filter) && hs_account_nvcpus(acct);
+	rep->vcpus = calloc((size_t)n + 1, sizeof(*rep->vcpus));
+	if (!rep->vcpus)
+		goto out;
+	for (i = 0; i < (unsigned int)n; i++) {
+		rep->nvcpus++;
+		if (hs_vcpu_fill(rep, &rep->vcpus[i], &sel[i], acct))
+			goto out;
+	}
+	ret = hs_report_vms(rep, sel);
+out:
+	free(sel);
+	return ret;
+}
+
+static void hs_report_header(struct hs_report *rep, const struct hs_account *acct)
+{
+	uint64_t lost;
+
+	/* hs_account_meta() only hands out a pointer; the copy leaves acct untouched */
+	rep->meta = *hs_account_meta((struct hs_account *)acct);
+	rep->first_ts = hs_account_first_ts(acct);
+	rep->last_ts = hs_account_last_ts(acct);
+	rep->duration_s = (double)(rep->last_ts - rep->first_ts) / 1e9;
+	rep->events_wakeup = hs_account_events(acct, HS_EV_VCPU_WAKEUP);
+	rep->events_poll_ns = hs_account_events(acct, HS_EV_HALT_POLL_NS);
+	rep->events_idle = hs_account_events(acct, HS_EV_CPU_IDLE);
+	rep->events_guest_poll = hs_account_events(acct, HS_EV_GUEST_HALT_POLL_NS);
+	rep->events_total = rep->events_wakeup + rep->events_poll_ns + rep->events_idle +
+			    rep->events_guest_poll;
+	lost = rep->meta.lost_events;
+	if (!rep->meta.lost_known)
+		rep->lost_pct = -1;
+	else if (lost)
+		rep->lost_pct = (double)lost / ((double)rep->events_total + (double)lost) * 100;
+}
+
+static int hs_report_guest(struct hs_report *rep, const struct hs_account *acct)
+{
+	unsigned int i, n = hs_account_nguest(acct);
+
+	rep->guest = calloc(n + 1, sizeof(*rep->guest));
+	if (!rep->guest)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct hs_guest_cpu_acct *g = hs_account_guest(acct, i);
+		struct hs_report_guest_cpu *r = &rep->guest[i];
+
+		r->cpu = g->cpu;
+		memcpy(r->entries, g->entries, sizeof(r->entries));
+		memcpy(r->residency_ns, g->residency_ns, sizeof(r->residency_ns));
+		r->poll_hits = g->poll_hits;
+		r->poll_misses = g->poll_misses;
+		r->grows = g->grows;
+		r->shrinks = g->shrinks;
+		r->window_last_ns = g->window;
+		if (g->window_time)
+			r->window_mean_ns = g->window_area / (double)g->window_time;
+		else
+			r->window_mean_ns = g->window >= 0 ? (double)g->window : -1;
+	}
+	rep->nguest = n;
+	return 0;
+}
+
+static void hs_report_warn_losses(struct hs_report *rep)
+{
+	const struct hs_meta *m = &rep->meta;
+
+	if (m->lost_events && rep->lost_pct >= 0)
+		hs_report_warn(rep, "lost %llu events (%.2f%%): results may be inaccurate",
+			       (unsigned long long)m->lost_events, rep->lost_pct);
+	else if (m->lost_events)
+		hs_report_warn(rep, "lost %llu events: results may be inaccurate",
+			       (unsigned long long)m->lost_events);
+	if (m->lost_unknown_places)
+		hs_report_warn(rep, "events were lost in %llu places (count unknown): "
+			       "results may be inaccurate",
+			       (unsigned long long)m->lost_unknown_places);
+	if (m->skipped_lines)
+		hs_report_warn(rep, "skipped %llu unreadable input lines",
+			       (unsigned long long)m->skipped_lines);
+	if (m->skipped_pages)
+		hs_report_warn(rep, "skipped %llu damaged pages of the trace",
+			       (unsigned long long)m->skipped_pages);
+	if (m->skipped_events)
+		hs_report_warn(rep, "skipped %llu malformed events",
+			       (unsigned long long)m->skipped_events);
+}
+
+static void hs_report_warn_filter(struct hs_report *rep, const struct hs_report_filter *f)
+{
+	char what[256] = "";
+	size_t len = 0;
+	unsigned int i;
+
+	if (f->vm && f->vm[0])
+		len += (size_t)snprintf(what + len, sizeof(what) - len, " VM \"%.64s\"", f->vm);
+	if (f->vcpu >= 0 && len < sizeof(what))
+		len += (size_t)snprintf(what + len, sizeof(what) - len, " vCPU %d", f->vcpu);
+	for (i = 0; i < f->npids && len < sizeof(what); i++)
+		len += (size_t)snprintf(what + len, sizeof(what) - len, "%s%d",
+					i ? "," : " pid ", f->pids[i]);
+	hs_report_warn(rep, "no vCPU thread matches the filter:%s", what);
+}
+
+static void hs_report_warnings(struct hs_report *rep, const struct hs_account *acct,
+			       const struct hs_report_filter *f, bool filtered_out)
+{
+	const struct hs_account_opts *o = hs_account_options(acct);
+
+	hs_report_warn_losses(rep);
+	if (!rep->events_total && (o->start_ns || o->end_ns))
+		hs_report_warn(rep, "no events in the selected time range");
+	else if (!rep->events_wakeup)
+		hs_report_warn(rep, "no kvm_vcpu_wakeup events: is this a KVM host?");
+	if (filtered_out)
+		hs_report_warn_filter(rep, f);
+}
+
+/* Returns 0 or -ENOMEM (rep is then freed and empty). acct must be finished. */
+int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
+		    const struct hs_report_filter *filter,
+		    const struct hs_advice_opts *advice)
+{
+	bool filtered_out = false;
+
+	memset(rep, 0, sizeof(*rep));
+	hs_report_header(rep, acct);
+	if (hs_report_vcpus(rep, acct, filter, &filtered_out) || hs_report_guest(rep, acct)) {
+		hs_report_free(rep);
+		return -ENOMEM;
+	}
+	hs_report_warnings(rep, acct, filter, filtered_out);
+	if (advice && advice->enabled)
+		hs_advice_build(rep, advice);
+	return 0;
+}
+
+void hs_report_free(struct hs_report *rep)
+{
+	unsigned int i;
+
+	for (i = 0; i < rep->nvcpus; i++) {
+		free(rep->vcpus[i].hist);
+		free(rep->vcpus[i].linear.poll);
+		free(rep->vcpus[i].linear.wait);
+	}
+	free(rep->vcpus);
+	for (i = 0; i < rep->nvms; i++)
+		hs_advice_free(&rep->vms[i].advice);
+	free(rep->vms);
+	hs_advice_free(&rep->advice);
+	free(rep->guest);
+	for (i = 0; i < rep->nwarnings; i++)
+		free(rep->warnings[i]);
+	free(rep->warnings);
+	memset(rep, 0, sizeof(*rep));
+}

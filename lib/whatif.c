@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Per-vCPU what-if: every candidate maximum window is replayed with the
+ * era's exact adaptive rules (lib/sim.c) over the recorded times to wake.
+ *
+ * The time to wake D of a halt is its ns when it was a poll hit, and its ns
+ * minus the wake-up overhead Δ when it waited. Δ has to be known before the
+ * first halt is replayed, so the first HS_WHATIF_BUFFER halts of a vCPU are
+ * kept (a bounded buffer), Δ is estimated from them, they are replayed, and
+ * every later halt streams straight through: memory is constant per vCPU.
+ *
+ * Δ estimate. For a wait the kernel measured ns = poll window W + the rest of
+ * the time to wake past the window + Δ, so s = ns - W >= Δ for a poll miss
+ * (W > 0) and s = ns >= Δ for a wait without polling (W == 0). The floor of
+ * these samples is Δ: wakes that land just after the window end give
+ * s close to Δ. The estimate is the smallest sample, ignoring samples
+ * below HS_WHATIF_DELTA_FLOOR (1 us: no schedule-out and back is that
+ * quick, so such a sample is a halt we misread). The smallest sample is
+ * also the largest Δ that keeps every recorded miss a miss in the replay
+ * (D = ns - Δ >= window): a larger one would turn misses into hits and send
+ * the replay down another path, a smaller one only makes the replay count a
+ * few hits less at larger windows, so the error is on the safe side. It is
+ * taken 5% below that sample: only the first halts are looked at, and a
+ * later wake landing even closer to the window end must still replay as
+ * the miss it was. With
+ * fewer than HS_WHATIF_DELTA_SAMPLES samples (a vCPU whose window settled
+ * early, so nearly every halt is a hit) no wake may have landed near the
+ * window end, and the smallest sample is only a loose upper bound: the
+ * estimate is then at most HS_WHATIF_DEFAULT_DELTA (20 us, a typical
+ * scheduler wake-up on x86), because overestimating Δ would make periodic
+ * wakes look too long to ever grow the window on. With no sample at all
+ * (the window was never known) the smallest wait bounds it the same way,
+ * and with no wait at all it is the default (it then affects nothing:
+ * every halt was a hit and keeps D = ns).
+ *
+ * Self-check. The recorded setting M is replayed too and compared halt by
+ * halt with what the kernel did: poll hit (waited == 0 with a window in
+ * force) and grow/shrink/none (the kvm_halt_poll_ns event before the
+ * wakeup). The replay is seeded with the recorded window in force the
+ * first time it is known, and again after lost events (the chain is broken
+ * there); otherwise it runs free like the candidates do, so a wrong rule
+ * shows as the divergence it causes in the what-if numbers.
+ *
+ * Inferring M. When the recorded M is unknown, every reliable, valid halt
+ * with a known window W bounds it by the kernel's rules: a grow means
+ * ns < M; a shrink means ns > M; no event with W == 0 and ns > 0 means
+ * ns >= M (else it would have grown); any window polled with (W, after the
+ * 6.1+ entry clamp) and on 4.4/5.x a grow's new value (clamped there) is
+ * <= M. M is taken as the lower bound rounded up to a multiple of 10000
+ * (or else 1000) when that stays within the upper bound, since operators
+ * set round numbers, else the lower bound itself. The bounds are kept up to
+ * date as halts stream in and the replay follows them (as 6.1+ reads M
+ * live). A trace without any bound (only hits) gives 0.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "whatif.h"
+
+#define HS_WHATIF_BUFFER 4096
+#define HS_WHATIF_DEFAULT_DELTA 20000
+#define HS_WHATIF_DELTA_SAMPLES 32
+#define HS_WHATIF_DELTA_FLOOR 1000
+
+const uint64_t hs_whatif_default_candidates[] = {
+	0, 10000, 20000, 50000, 100000, 150000, 200000, 300000, 400000,
+	500000, 800000, 1000000,
+};
+const unsigned int hs_whatif_default_ncandidates =
+	sizeof(hs_whatif_default_candidates) / sizeof(hs_whatif_default_candidates[0]);
+
+/* One buffered halt: what hs_whatif_halt was given, compacted. */
+struct hs_whatif_rec {
+	uint64_t ns;
+	int64_t window;		/* window in force, -1 unknown */
+	uint32_t chg_new, chg_old;
+	bool waited, valid, reliable, has_change, grow;
+};
+
+struct hs_whatif {
+	struct hs_whatif_opts opts;
+	struct hs_sim cand[HS_WHATIF_MAX_CANDIDATES];
+	unsigned int ncand;
+
+	struct hs_sim check;		/* the recorded setting */
+	bool check_seeded;
+	bool max_known;			/* recorded M given, not inferred */
+	uint64_t max_lo, max_hi;	/* bounds on an unknown M */
+	uint64_t compared, agreeing;
+
+	uint64_t delta;
+	bool streaming;			/* Δ is fixed, halts go straight through */
+	struct hs_whatif_rec *buf;
+	unsigned int nbuf, capbuf;
+	uint64_t min_wait;		/* smallest waited ns seen in the buffer */
+	uint64_t span_ns;
+};
+
+static int hs_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static unsigned int hs_whatif_copy_candidates(uint64_t *dst, const struct hs_whatif_opts *o)
+{
+	unsigned int n = 0;
+
+	if (!o->ncandidates) {
+		memcpy(dst, hs_whatif_default_candidates,
+		       sizeof(hs_whatif_default_candidates));
+		return hs_whatif_default_ncandidates;
+	}
+	memcpy(dst, o->candidates, sizeof(uint64_t) *
+	       (o->ncandidates > HS_WHATIF_MAX_CANDIDATES ?
+		HS_WHATIF_MAX_CANDIDATES : o->ncandidates));
+	n = o->ncandidates > HS_WHATIF_MAX_CANDIDATES ? HS_WHATIF_MAX_CANDIDATES :
+		o->ncandidates;
+	qsort(dst, n, sizeof(*dst), hs_u64_cmp);
+	/* drop duplicates so that rows stay one per value */
+	unsigned int u = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (!u || dst[u - 1] != dst[i])
+			dst[u++] = dst[i];
+	return u;
+}
+
+static void hs_whatif_base_params(const struct hs_whatif_opts *o, struct hs_sim_params *p)
+{
+	hs_sim_params_default(p, o->era);
+	if (o->grow >= 0)
+		p->grow = o->grow > UINT32_MAX ? UINT32_MAX : (uint32_t)o->grow;
+	if (o->grow_start >= 0)
+		p->grow_start = o->grow_start > UINT32_MAX ? UINT32_MAX : (uint32_t)o->grow_start;
+	if (o->shrink >= 0)
+		p->shrink = o->shrink > UINT32_MAX ? UINT32_MAX : (uint32_t)o->shrink;
+}
+
+struct hs_whatif *hs_whatif_alloc(const struct hs_whatif_opts *opts)
+{
+	struct hs_sim_params p;
+	struct hs_whatif *w;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->opts = *opts;
+	w->ncand = hs_whatif_copy_candidates(w->opts.candidates, opts);
+	w->opts.ncandidates = w->ncand;
+	hs_whatif_base_params(&w->opts, &p);
+	for (unsigned int i = 0; i < w->ncand; i++) {
+		p.max_ns = w->opts.candidates[i];
+		hs_sim_init(&w->cand[i], &p);
+	}
+	p.max_ns = opts->recorded_max_ns >= 0 ? (uint64_t)opts->recorded_max_ns : 0;
+	w->max_known = opts->recorded_max_ns >= 0;
+	hs_sim_init(&w->check, &p);
+	w->min_wait = UINT64_MAX;
+	w->max_hi = UINT64_MAX;
+	w->delta = HS_WHATIF_DEFAULT_DELTA;
+	return w;
+}
+
+void hs_whatif_free(struct hs_whatif *w)
+{
+	if (!w)
+		return;
+	free(w->buf);
+	free(w);
+}
+
+/* The window the kernel polled with during this halt, -1 unknown. */
+static int64_t hs_whatif_window(const struct hs_whatif *w, const struct hs_whatif_rec *r)
+{
+	int64_t win = r->has_change ? (int64_t)r->chg_old : r->window;
+
+	if (win < 0 && w->max_known && w->check.p.max_ns == 0)
+		return 0;
+	/* 6.1+ clamps a grown window to M only when the next halt starts */
+	if (win > 0 && w->max_known && w->opts.era >= HS_ERA_6_1 &&
+	    (uint64_t)win > w->check.p.max_ns)
+		win = (int64_t)w->check.p.max_ns;
+	return win;
+}
+
+static uint64_t hs_whatif_time_to_wake(const struct hs_whatif *w, const struct hs_whatif_rec *r)
+{
+	if (!r->waited)
+		return r->ns;
+	return r->ns > w->delta ? r->ns - w->delta : 0;
+}
+
+static void hs_whatif_estimate_delta(struct hs_whatif *w)
+{
+	uint64_t low = UINT64_MAX;
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < w->nbuf; i++) {
+		const struct hs_whatif_rec *r = &w->buf[i];
+		int64_t win = hs_whatif_window(w, r);
+
+		if (!r->waited || !r->reliable || !r->valid || win < 0)
+			continue;
+		if (r->ns < (uint64_t)win + HS_WHATIF_DELTA_FLOOR)
+			continue;
+		n++;
+		if (r->ns - (uint64_t)win < low)
+			low = r->ns - (uint64_t)win;
+	}
+	if (n)
+		w->delta = low - low / 20;
+	else if (w->min_wait != UINT64_MAX)
+		w->delta = w->min_wait;
+	if (n < HS_WHATIF_DELTA_SAMPLES && w->delta > HS_WHATIF_DEFAULT_DELTA)
+		w->delta = HS_WHATIF_DEFAULT_DELTA;
+}
+
+static uint64_t hs_whatif_round_max(uint64_t lo, uint64_t hi)
+{
+	static const uint64_t steps[] = { 10000, 1000 };
+
+	for (unsigned int i = 0; i < 2; i++) {
+		uint64_t m = (lo + steps[i] - 1) / steps[i] * steps[i];
+
+		if (m >= lo && m <= hi)
+			return m;
+	}
+	return lo;
+}
+
+static void hs_whatif_infer_max(struct hs_whatif *w, const struct hs_whatif_rec *r)
+{
+	int64_t win = hs_whatif_window(w, r);
+	uint64_t lo = w->max_lo, hi = w->max_hi;
+
+	if (w->max_known || !r->reliable || !r->valid || win < 0)
+		return;
+	if ((uint64_t)win > lo)
+		lo = (uint64_t)win;
+	if (r->has_change && r->grow) {
+		if (r->ns + 1 > lo)
+			lo = r->ns + 1;
+		if (w->opts.era <= HS_ERA_5_X && r->chg_new > lo)
+			lo = r->chg_new;
+	} else if (r->has_change && win > 0 && r->ns > (uint64_t)win) {
+		if (r->ns - 1 < hi)
+			hi = r->ns - 1;
+	} else if (!r->has_change && win == 0 && r->ns && r->ns < hi) {
+		hi = r->ns;
+	}
+	w->max_lo = lo;
+	w->max_hi = hi;
+	w->check.p.max_ns = hs_whatif_round_max(lo, hi);
+}
+
+/* Replays one halt through the recorded setting and compares. */
+static void hs_whatif_check(struct hs_whatif *w, const struct hs_whatif_rec *r)
+{
+	int64_t win = hs_whatif_window(w, r);
+	int rec_change = r->has_change ? (r->grow ? 1 : -1) : 0;
+	bool hit, rec_hit, compare;
+	int change;
+
+	if (!r->reliable) {
+		w->check_seeded = false;
+		return;
+	}
+	if (!w->check_seeded && win >= 0) {
+		w->check.window = (uint64_t)win;
+		w->check_seeded = true;
+	}
+	compare = w->check_seeded;
+	change = hs_sim_halt(&w->check, hs_whatif_time_to_wake(w, r), r->valid, &hit);
+	if (!compare)
+		return;
+	/* waited == 0 without a window is a wake that beat the block, not a poll hit */
+	rec_hit = !r->waited && win != 0;
+	w->compared++;
+	if (hit == rec_hit && change == rec_change)
+		w->agreeing++;
+}
+
+static void hs_whatif_replay(struct hs_whatif *w, const struct hs_whatif_rec *r)
+{
+	uint64_t d = hs_whatif_time_to_wake(w, r);
+
+	for (unsigned int i = 0; i < w->ncand; i++)
+		hs_sim_halt(&w->cand[i], d, r->valid, NULL);
+	hs_whatif_infer_max(w, r);
+	hs_whatif_check(w, r);
+}
+
+/* Δ is now fixed: replay what was buffered and stream from here on. */
+static void hs_whatif_start_streaming(struct hs_whatif *w)
+{
+	if (w->streaming)
+		return;
+	hs_whatif_estimate_delta(w);
+	for (unsigned int i = 0; i < w->ncand; i++)
+		w->cand[i].p.wake_overhead_ns = w->delta;
+	w->check.p.wake_overhead_ns = w->delta;
+	/* An inferred M must be known before the first replayed halt. */
+	for (unsigned int i = 0; i < w->nbuf; i++)
+		hs_whatif_infer_max(w, &w->buf[i]);
+	for (unsigned int i = 0; i < w->nbuf; i++)
+		hs_whatif_replay(w, &w->buf[i]);
+	free(w->buf);
+	w->buf = NULL;
+	w->nbuf = w->capbuf = 0;
+	w->streaming = true;
+}
+
+static bool hs_whatif_buffer(struct hs_whatif *w, const struct hs_whatif_rec *r)
+{
+	if (w->nbuf == w->capbuf) {
+		unsigned int cap = w->capbuf ? w->capbuf * 2 : 256;
+		struct hs_whatif_rec *nb;
+
+		if (cap > HS_WHATIF_BUFFER)
+			cap = HS_WHATIF_BUFFER;
+		nb = realloc(w->buf, sizeof(*nb) * cap);
+		if (!nb)
+			return false;
+		w->buf = nb;
+		w->capbuf = cap;
+	}
+	w->buf[w->nbuf++] = *r;
+	if (r->waited && r->ns < w->min_wait)
+		w->min_wait = r->ns;
+	return true;
+}
+
+void hs_whatif_halt(struct hs_whatif *w, const struct hs_wakeup *wakeup,
+		    const struct hs_poll_change *change, int64_t window_ns,
+		    bool data_reliable)
+{
+	struct hs_whatif_rec r = {
+		.ns = wakeup->ns,
+		.window = window_ns < 0 ? -1 : window_ns,
+		.waited = wakeup->waited,
+		.valid = wakeup->valid != 0,	/* -1: the kernel had no such field */
+		.reliable = data_reliable,
+		.has_change = change != NULL,
+	};
+
+	if (change) {
+		r.chg_new = change->new_ns;
+		r.chg_old = change->old_ns;
+		r.grow = change->grow;
+	}
+	if (!w->streaming) {
+		bool kept = hs_whatif_buffer(w, &r);
+
+		if (kept && w->nbuf < HS_WHATIF_BUFFER)
+			return;
+		/* buffer full (or no memory for it): fix Δ with what we have */
+		hs_whatif_start_streaming(w);
+		if (kept)
+			return;
+	}
+	hs_whatif_replay(w, &r);
+}
+
+void hs_whatif_finish(struct hs_whatif *w, uint64_t span_ns)
+{
+	hs_whatif_start_streaming(w);
+	w->span_ns = span_ns;
+}
+
+static void hs_whatif_row_fill(struct hs_whatif_row *row, const struct hs_sim *s,
+			       uint64_t span_ns)
+{
+	double span_s = span_ns / 1e9;
+
+	memset(row, 0, sizeof(*row));
+	row->halt_poll_ns = s->p.max_ns;
+	row->halts = s->halts;
+	row->hits = s->hits;
+	row->hit_rate = s->halts ? (double)s->hits / s->halts : 0;
+	row->poll_cpu_s = s->poll_ns / 1e9;
+	row->miss_cpu_s = s->miss_poll_ns / 1e9;
+	row->poll_cpu_pct = span_ns ? 100.0 * s->poll_ns / span_ns : 0;
+	row->flaps_per_s = span_ns ? s->flaps / span_s : 0;
+	row->grows = s->grows;
+	row->shrinks = s->shrinks;
+}
+
+unsigned int hs_whatif_rows(const struct hs_whatif *w, struct hs_whatif_row *rows)
+{
+	for (unsigned int i = 0; i < w->ncand; i++)
+		hs_whatif_row_fill(&rows[i], &w->cand[i], w->span_ns);
+	return w->ncand;
+}
+
+void hs_whatif_selfcheck(const struct hs_whatif *w, struct hs_selfcheck *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->halts_compared = w->compared;
+	out->halts_agreeing = w->agreeing;
+	out->agree_pct = w->compared ? 100.0 * w->agreeing / w->compared : -1;
+	out->replayed_max_ns = w->check.p.max_ns;
+	out->max_inferred = !w->max_known;
+}
+
+uint64_t hs_whatif_wake_overhead_ns(const struct hs_whatif *w)
+{
+	return w->delta;
+}
+
+/*
+ * Sums are what the per-VM and host tables need: counts and CPU seconds
+ * add up, poll_cpu_pct becomes percent of one CPU (it can pass 100), and
+ * the hit rate is recomputed from the summed counts.
+ */
+void hs_whatif_rows_sum(struct hs_whatif_row *into, const struct hs_whatif_row *from,
+			unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct hs_whatif_row *a = &into[i];
+		const struct hs_whatif_row *b = &from[i];
+
+		a->halt_poll_ns = b->halt_poll_ns;
+		a->halts += b->halts;
+		a->hits += b->hits;
+		a->hit_rate = a->halts ? (double)a->hits / a->halts : 0;
+		a->poll_cpu_s += b->poll_cpu_s;
+		a->miss_cpu_s += b->miss_cpu_s;
+		a->poll_cpu_pct += b->poll_cpu_pct;
+		a->flaps_per_s += b->flaps_per_s;
+		a->grows += b->grows;
+		a->shrinks += b->shrinks;
+	}
+}

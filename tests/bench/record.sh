@@ -1,0 +1,70 @@
+#!/bin/bash
+# Recorder overhead at a high event rate: `haltstat record` and a naive
+# baseline (tests/tools/hs-rawcopy: read() trace_pipe_raw into files) run side
+# by side, each in its own tracefs instance, on the same load, same events,
+# same 8 MiB per-CPU buffers. Prints events/s, CPU time and lost events.
+# The load is sched:sched_switch + power:cpu_idle driven by a 1-byte pipe
+# ping-pong (no KVM workload needed). Needs root and tracefs.
+cd "$(dirname "$0")/../.." || exit 1
+BUILD=${BUILD:-build/rel}
+HALTSTAT=${HALTSTAT:-$PWD/$BUILD/haltstat}
+RAWCOPY=$PWD/$BUILD/tests/tools/hs-rawcopy
+SECS=${HS_BENCH_SECS:-5}
+T=/sys/kernel/tracing
+
+if [ "$(id -u)" -ne 0 ] || { [ ! -d $T/instances ] && ! mount -t tracefs nodev $T 2>/dev/null; }; then
+	echo "skip bench-record: needs root and tracefs"; exit 0
+fi
+for f in "$HALTSTAT" "$RAWCOPY" /usr/bin/time; do
+	[ -x "$f" ] || { echo "skip bench-record: $f missing"; exit 0; }
+done
+TMP=$(mktemp -d /tmp/haltstat-bench.XXXXXX)
+trap 'kill $load 2>/dev/null; rm -rf "$TMP"' EXIT
+
+# Two processes on one CPU bouncing a byte through two pipes: two context
+# switches per round trip, on every CPU.
+cat > "$TMP/pingpong.py" <<'PY'
+import os, sys
+a, b = os.pipe(), os.pipe()
+if os.fork() == 0:
+    os.close(a[1]); os.close(b[0])
+    while os.read(a[0], 1):    # EOF once the parent is killed
+        os.write(b[1], b"x")
+    sys.exit(0)
+os.close(a[0]); os.close(b[1])
+while True:
+    os.write(a[1], b"x")
+    os.read(b[0], 1)
+PY
+load=""
+for cpu in $(seq 0 $(($(nproc) - 1))); do
+	taskset -c "$cpu" python3 "$TMP/pingpong.py" &
+	load+=" $!"
+done
+sleep 0.5
+
+/usr/bin/time -f "%U %S" -o "$TMP/hs.time" "$HALTSTAT" record --guest -e sched:sched_switch \
+	-m 8192 -d "$SECS" -o "$TMP/bench.dat" 2>"$TMP/hs.err" &
+hs=$!
+/usr/bin/time -f "%U %S" -o "$TMP/rc.time" "$RAWCOPY" -d "$SECS" -m 8192 -o "$TMP" \
+	sched:sched_switch power:cpu_idle power:guest_halt_poll_ns >"$TMP/rc.out" 2>&1 &
+rc=$!
+wait $hs; hs_rc=$?
+wait $rc; rc_rc=$?
+kill $load 2>/dev/null; wait $load 2>/dev/null
+
+if [ $hs_rc -ne 0 ] || [ $rc_rc -ne 0 ]; then
+	echo "bench-record: FAILED (haltstat $hs_rc, rawcopy $rc_rc)"; cat "$TMP/hs.err" "$TMP/rc.out"; exit 1
+fi
+events=$(awk '/ events, / { print $5 }' "$TMP/hs.err")
+hs_lost=$(awk '/lost events:/ { for (i = 3; i <= NF; i++) { split($i, a, "="); s += a[2] } print s + 0 }' "$TMP/hs.err")
+read -r hs_u hs_s < "$TMP/hs.time"
+read -r rc_u rc_s < "$TMP/rc.time"
+rc_lost=$(sed -n 's/.* lost=\([0-9]*\).*/\1/p' "$TMP/rc.out")
+rc_bytes=$(sed -n 's/.* bytes=\([0-9]*\).*/\1/p' "$TMP/rc.out")
+size=$(stat -c %s "$TMP/bench.dat")
+printf 'bench-record: %s s, %s events (%d/s), file %d MiB\n' "$SECS" "$events" \
+	$((events / SECS)) $((size >> 20))
+printf '  %-22s cpu user %6ss sys %6ss  lost %s\n' "haltstat record" "$hs_u" "$hs_s" "$hs_lost"
+printf '  %-22s cpu user %6ss sys %6ss  lost %s  (%d MiB)\n' "baseline rawcopy" "$rc_u" "$rc_s" \
+	"$rc_lost" $((rc_bytes >> 20))

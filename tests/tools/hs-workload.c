@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hs-workload: drive K tiny KVM guests that halt on cue (lib/kvmload.c) and
+ * print, as one JSON line, what they did: per VM the pid, the vCPU thread,
+ * the halts the guest counted and the vCPU thread's CPU time.
+ */
+#include <getopt.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../lib/kvmload.h"
+#include "../../lib/parse.h"
+
+#define MAX_VMS 256
+
+struct wl_opts {
+	struct hs_kvmload_params p;
+	const char *gaps;
+	const char *poll;
+	const char *vcpu_cpus;
+	const char *out;
+	bool no_pin;
+	int64_t poll_ns[MAX_VMS];
+	int cpus[MAX_VMS];
+};
+
+static void wl_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hs-workload [options]\n"
+		"  -n, --vms K             VMs, one vCPU each (default 1)\n"
+		"  -H, --halts N           halts per VM (default 10000)\n"
+		"  -g, --gaps PATTERN      30us,100us,600us (cycled) | period:250us | exp:200us\n"
+		"  -s, --seed S            seed for exp: patterns (default 1)\n"
+		"  -p, --halt-poll-ns LIST per-VM KVM_CAP_HALT_POLL (one value for all, or one per VM)\n"
+		"  -w, --waker-cpu C       CPU of the waker thread (default: the last allowed CPU)\n"
+		"  -c, --vcpu-cpus LIST    CPUs for the vCPU threads, used round-robin\n"
+		"      --no-pin            pin nothing (polling then rarely succeeds)\n"
+		"  -f, --fork              one process per VM, as QEMU\n"
+		"      --comm NAME         process name (default hs-workload)\n"
+		"      --stall SECONDS     give up when no halt happens for this long (default 10)\n"
+		"  -o, --output FILE       JSON result here instead of stdout\n"
+		"  -name NAME              ignored; shows in the command line as QEMU's -name\n"
+		"Exit status: 0 ok, 1 runtime error, 2 usage, 8 KVM unavailable.\n");
+}
+
+static int wl_fail(const struct hs_error *err)
+{
+	fprintf(stderr, "hs-workload: %s\n", err->msg);
+	return err->code ? err->code : HS_ERR_RUNTIME;
+}
+
+static int wl_usage_err(const char *msg, const char *arg)
+{
+	fprintf(stderr, "hs-workload: %s '%s'\n", msg, arg ? arg : "");
+	return HS_ERR_USAGE;
+}
+
+static int wl_poll_list(struct wl_opts *o)
+{
+	uint64_t v[MAX_VMS];
+	char buf[4096], *save = NULL, *tok;
+	int n = 0;
+
+	if (strlen(o->poll) >= sizeof(buf))
+		return wl_usage_err("list too long", o->poll);
+	strcpy(buf, o->poll);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == MAX_VMS || hs_parse_u64(tok, &v[n]) || v[n] > UINT32_MAX)
+			return wl_usage_err("bad halt_poll_ns", tok);
+		n++;
+	}
+	if (n != 1 && n != (int)o->p.nvms)
+		return wl_usage_err("want one halt_poll_ns or one per VM, got", o->poll);
+	for (unsigned int i = 0; i < o->p.nvms; i++)
+		o->poll_ns[i] = (int64_t)v[n == 1 ? 0 : i];
+	o->p.halt_poll_ns = o->poll_ns;
+	return 0;
+}
+
+static int wl_allowed_cpus(int *cpus, int max)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	return n;
+}
+
+/* Waker and vCPUs on different CPUs: a waker sharing the vCPU's CPU ends every poll. */
+static int wl_pinning(struct wl_opts *o)
+{
+	int allowed[MAX_VMS], list[MAX_VMS], n = 0;
+	int na = wl_allowed_cpus(allowed, MAX_VMS);
+
+	if (o->no_pin)
+		return 0;
+	if (o->vcpu_cpus) {
+		uint64_t v;
+		char buf[4096], *save = NULL, *tok;
+
+		if (strlen(o->vcpu_cpus) >= sizeof(buf))
+			return wl_usage_err("list too long", o->vcpu_cpus);
+		strcpy(buf, o->vcpu_cpus);
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (n == MAX_VMS || hs_parse_u64(tok, &v) || v >= CPU_SETSIZE)
+				return wl_usage_err("bad CPU", tok);
+			list[n++] = (int)v;
+		}
+	} else {
+		if (na < 2)
+			return 0;
+		if (o->p.waker_cpu < 0)
+			o->p.waker_cpu = allowed[na - 1];
+		for (int i = 0; i < na; i++)
+			if (allowed[i] != o->p.waker_cpu)
+				list[n++] = allowed[i];
+	}
+	if (!n)
+		return 0;
+	for (unsigned int i = 0; i < o->p.nvms; i++)
+		o->cpus[i] = list[i % n];
+	o->p.vcpu_cpus = o->cpus;
+	return 0;
+}
+
+static int wl_parse(int argc, char **argv, struct wl_opts *o)
+{
+	static const struct option lopts[] = {
+		{ "vms", required_argument, NULL, 'n' },
+		{ "halts", required_argument, NULL, 'H' },
+		{ "gaps", required_argument, NULL, 'g' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "halt-poll-ns", required_argument, NULL, 'p' },
+		{ "waker-cpu", required_argument, NULL, 'w' },
+		{ "vcpu-cpus", required_argument, NULL, 'c' },
+		{ "no-pin", no_argument, NULL, 'P' },
+		{ "fork", no_argument, NULL, 'f' },
+		{ "comm", required_argument, NULL, 'C' },
+		{ "stall", required_argument, NULL, 'S' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "name", required_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hs_error err;
+	uint64_t v;
+	int c;
+
+	o->p.nvms = 1;
+	o->p.halts = 10000;
+	o->p.waker_cpu = -1;
+	o->p.gaps.seed = 1;
+	o->gaps = "100us";
+	o->p.process_name = "hs-workload";
+	while ((c = getopt_long_only(argc, argv, "n:H:g:s:p:w:c:fo:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (hs_parse_u64(optarg, &v) || !v || v > MAX_VMS)
+				return wl_usage_err("bad VM count", optarg);
+			o->p.nvms = (unsigned int)v;
+			break;
+		case 'H':
+			if (hs_parse_u64(optarg, &o->p.halts))
+				return wl_usage_err("bad halt count", optarg);
+			break;
+		case 'g': o->gaps = optarg; break;
+		case 's':
+			if (hs_parse_u64(optarg, &o->p.gaps.seed))
+				return wl_usage_err("bad seed", optarg);
+			break;
+		case 'p': o->poll = optarg; break;
+		case 'w':
+			if (hs_parse_u64(optarg, &v) || v >= CPU_SETSIZE)
+				return wl_usage_err("bad CPU", optarg);
+			o->p.waker_cpu = (int)v;
+			break;
+		case 'c': o->vcpu_cpus = optarg; break;
+		case 'P': o->no_pin = true; break;
+		case 'f': o->p.fork = true; break;
+		case 'C': o->p.process_name = optarg; break;
+		case 'S':
+			if (hs_parse_duration_ns(optarg, &o->p.stall_ns) || !o->p.stall_ns)
+				return wl_usage_err("bad stall time", optarg);
+			break;
+		case 'o': o->out = optarg; break;
+		case 'N': break;
+		case 'h': wl_usage(stdout); exit(0);
+		default: wl_usage(stderr); return HS_ERR_USAGE;
+		}
+	}
+	if (optind < argc)
+		return wl_usage_err("unexpected argument", argv[optind]);
+	if (hs_gap_pattern_parse(o->gaps, &o->p.gaps, &err))
+		return wl_fail(&err);
+	if (o->poll && wl_poll_list(o))
+		return HS_ERR_USAGE;
+	return wl_pinning(o);
+}
+
+static long long wl_module_poll_ns(void)
+{
+	FILE *f = fopen("/sys/module/kvm/parameters/halt_poll_ns", "r");
+	long long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static int wl_print(const struct wl_opts *o, const struct hs_kvmload_vm *vms, uint64_t wall_ns)
+{
+	FILE *f = o->out ? fopen(o->out, "w") : stdout;
+	uint64_t total = 0;
+
+	if (!f) {
+		perror(o->out);
+		return HS_ERR_OUTPUT;
+	}
+	for (unsigned int i = 0; i < o->p.nvms; i++)
+		total += vms[i].halts;
+	fprintf(f, "{\"vms\":%u,\"halts_per_vm\":%llu,\"gaps\":\"%s\",\"fork\":%s,"
+		"\"module_halt_poll_ns\":%lld,\"waker_cpu\":%d,\"wall_ns\":%llu,"
+		"\"halts\":%llu,\"halts_per_s\":%.0f,\"vm\":[",
+		o->p.nvms, (unsigned long long)o->p.halts, o->gaps, o->p.fork ? "true" : "false",
+		wl_module_poll_ns(), o->p.waker_cpu, (unsigned long long)wall_ns,
+		(unsigned long long)total, wall_ns ? (double)total * 1e9 / (double)wall_ns : 0.0);
+	for (unsigned int i = 0; i < o->p.nvms; i++)
+		fprintf(f, "%s{\"index\":%u,\"pid\":%d,\"tid\":%d,\"comm\":\"%s\",\"cpu\":%d,"
+			"\"halts\":%llu,\"irqs\":%llu,\"vcpu_cpu_ns\":%llu,\"halt_poll_ns\":%lld}",
+			i ? "," : "", i, vms[i].pid, vms[i].tid, vms[i].comm,
+			o->p.vcpu_cpus ? o->p.vcpu_cpus[i] : -1,
+			(unsigned long long)vms[i].halts, (unsigned long long)vms[i].irqs,
+			(unsigned long long)vms[i].vcpu_cpu_ns, (long long)vms[i].halt_poll_ns);
+	fprintf(f, "]}\n");
+	if ((o->out ? fclose(f) : fflush(f)) != 0) {
+		perror(o->out ? o->out : "stdout");
+		return HS_ERR_OUTPUT;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct wl_opts o;
+	struct hs_kvmload_vm *vms;
+	struct hs_error err;
+	uint64_t wall_ns = 0;
+	int r;
+
+	hs_error_clear(&err);
+	r = wl_parse(argc, argv, &o);
+	if (r)
+		return r;
+	vms = calloc(o.p.nvms, sizeof(*vms));
+	if (!vms) {
+		fprintf(stderr, "hs-workload: out of memory\n");
+		return HS_ERR_RUNTIME;
+	}
+	r = hs_kvmload_run(&o.p, vms, &wall_ns, &err);
+	if (r) {
+		free(vms);
+		return wl_fail(&err);
+	}
+	r = wl_print(&o, vms, wall_ns);
+	free(vms);
+	return r;
+}

@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * lib/account.c fed hand-built event sequences; every expected number is
+ * worked out by hand in the comments next to the events.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/account.h"
+#include "check.h"
+
+static int feed_errors;
+
+static void feed(struct hs_account *a, const struct hs_event *ev)
+{
+	if (hs_account_event(a, ev))
+		feed_errors++;
+}
+
+static void wake(struct hs_account *a, uint64_t ts, int tid, uint64_t ns, bool waited,
+		 int valid)
+{
+	struct hs_event ev = { .ts = ts, .cpu = 0, .tid = tid, .kind = HS_EV_VCPU_WAKEUP };
+
+	ev.wakeup.ns = ns;
+	ev.wakeup.waited = waited;
+	ev.wakeup.valid = (int8_t)valid;
+	feed(a, &ev);
+}
+
+static void pollns(struct hs_account *a, uint64_t ts, int tid, uint32_t vcpu, uint32_t new_ns,
+		   uint32_t old_ns)
+{
+	struct hs_event ev = { .ts = ts, .cpu = 0, .tid = tid, .kind = HS_EV_HALT_POLL_NS };
+
+	ev.poll.vcpu_id = vcpu;
+	ev.poll.new_ns = new_ns;
+	ev.poll.old_ns = old_ns;
+	ev.poll.grow = new_ns > old_ns;
+	feed(a, &ev);
+}
+
+static void idle(struct hs_account *a, uint64_t ts, int buf_cpu, uint32_t cpu_id, uint32_t state)
+{
+	struct hs_event ev = { .ts = ts, .cpu = buf_cpu, .tid = 0, .kind = HS_EV_CPU_IDLE };
+
+	ev.idle.state = state;
+	ev.idle.cpu_id = cpu_id;
+	feed(a, &ev);
+}
+
+static void gpoll(struct hs_account *a, uint64_t ts, int cpu, uint32_t new_ns, uint32_t old_ns)
+{
+	struct hs_event ev = { .ts = ts, .cpu = cpu, .tid = 0, .kind = HS_EV_GUEST_HALT_POLL_NS };
+
+	ev.guest_poll.new_ns = new_ns;
+	ev.guest_poll.old_ns = old_ns;
+	ev.guest_poll.grow = new_ns > old_ns;
+	feed(a, &ev);
+}
+
+static struct hs_account *acct_new(uint64_t start, uint64_t end, uint64_t bucket,
+				   unsigned int entries)
+{
+	struct hs_account_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.start_ns = start;
+	o.end_ns = end;
+	o.linear_bucket_ns = bucket;
+	o.linear_entries = entries;
+	o.no_whatif = true;
+	return hs_account_alloc(&o);
+}
+
+static const struct hs_vcpu_acct *find_vcpu(const struct hs_account *a, int tid)
+{
+	unsigned int i;
+
+	for (i = 0; i < hs_account_nvcpus(a); i++)
+		if (hs_account_vcpu(a, i)->tid == tid)
+			return hs_account_vcpu(a, i);
+	return NULL;
+}
+
+static const struct hs_guest_cpu_acct *find_guest(const struct hs_account *a, int cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < hs_account_nguest(a); i++)
+		if (hs_account_guest(a, i)->cpu == cpu)
+			return hs_account_guest(a, i);
+	return NULL;
+}
+
+static void test_classification(void)
+{
+	struct hs_account *a = acct_new(0, 0, 0, 0);
+	const struct hs_vcpu_acct *v;
+
+	wake(a, 1000, 100, 5000, true, 1);	/* window unknown: unknown wait */
+	wake(a, 2000, 100, 300, false, 1);	/* hit, poll_ns 300, window stays unknown */
+	pollns(a, 3000, 100, 3, 10000, 0);	/* grow; this halt still ran under 0 */
+	wake(a, 3000, 100, 7000, true, 1);	/* nopoll wait */
+	wake(a, 4000, 100, 600000, true, 1);	/* miss under 10000, poll_ns += 10000 */
+	pollns(a, 5000, 100, 3, 0, 10000);	/* shrink: flap 1 */
+	wake(a, 5000, 100, 300000, true, 1);	/* miss under old 10000 */
+	wake(a, 6000, 100, 1000, true, 0);	/* nopoll wait, invalid */
+	pollns(a, 7000, 100, 3, 10000, 0);	/* grow: flap 2 */
+	wake(a, 7000, 100, 8000, false, 1);	/* hit */
+	pollns(a, 8000, 100, 3, 20000, 10000);	/* grow after grow: no flap */
+	wake(a, 8000, 100, 15000, false, 1);	/* hit */
+	wake(a, 10000, 100, 2000, true, 1);	/* miss under 20000 */
+	hs_account_finish(a);
+	v = find_vcpu(a, 100);
+	if (!v) {
+		CHECK(0, "acct_class_vcpu_exists");
+		hs_account_free(a);
+		return;
+	}
+	CHECK_EQ_U64(hs_account_nvcpus(a), 1, "acct_class_nvcpus");
+	CHECK_EQ_U64(v->halts, 9, "acct_class_halts");
+	CHECK_EQ_U64(v->poll_hits, 3, "acct_class_hits");
+	CHECK_EQ_U64(v->waits, 6, "acct_class_waits");
+	CHECK_EQ_U64(v->poll_misses, 3, "acct_class_misses");
+	CHECK_EQ_U64(v->nopoll_waits, 2, "acct_class_nopoll");
+	CHECK_EQ_U64(v->unknown_waits, 1, "acct_class_unknown");
+	CHECK_EQ_U64(v->invalid, 1, "acct_class_invalid");
+	CHECK_EQ_U64(v->poll_ns, 300 + 10000 + 10000 + 8000 + 15000 + 20000, "acct_class_poll_ns");
+	CHECK_EQ_U64(v->grows, 3, "acct_class_grows");
+	CHECK_EQ_U64(v->shrinks, 1, "acct_class_shrinks");
+	CHECK_EQ_U64(v->flaps, 2, "acct_class_flaps");
+	CHECK_EQ_U64(v->vcpu_id, 3, "acct_class_vcpu_id");
+	CHECK_EQ_U64(v->window, 20000, "acct_class_window_last");
+	/* 3000..5000 at 10000, 5000..7000 at 0, 7000..8000 at 10000, 8000..10000 at 20000 */
+	CHECK_EQ_U64(v->window_time, 7000, "acct_class_window_time");
+	CHECK(fabs(v->window_area - 7e7) < 1, "acct_class_window_area");
+	CHECK_EQ_U64(v->all.count, 9, "acct_class_hist_count");
+	CHECK_EQ_U64(v->all.min, 300, "acct_class_hist_min");
+	CHECK_EQ_U64(v->all.max, 600000, "acct_class_hist_max");
+	CHECK_EQ_U64(v->log2_wait[13], 2, "acct_class_log2_wait_4k");	/* 5000, 7000 */
+	CHECK_EQ_U64(v->log2_poll[9], 1, "acct_class_log2_poll_256");	/* 300 */
+	CHECK_EQ_U64(v->log2_poll[14], 1, "acct_class_log2_poll_8k");	/* 15000 */
+	CHECK_EQ_U64(v->first_ts, 1000, "acct_class_first_ts");
+	CHECK_EQ_U64(v->last_ts, 10000, "acct_class_last_ts");
+	CHECK(!v->has_pending, "acct_class_no_pending");
+	CHECK_EQ_U64(hs_account_events(a, HS_EV_VCPU_WAKEUP), 9, "acct_class_events_wakeup");
+	CHECK_EQ_U64(hs_account_events(a, HS_EV_HALT_POLL_NS), 4, "acct_class_events_pollns");
+	CHECK_EQ_U64(hs_account_first_ts(a), 1000, "acct_class_trace_first");
+	CHECK_EQ_U64(hs_account_last_ts(a), 10000, "acct_class_trace_last");
+	hs_account_free(a);
+}
+
+static void test_threads_independent(void)
+{
+	struct hs_account *a = acct_new(0, 0, 0, 0);
+	const struct hs_vcpu_acct *v200, *v201;
+
+	pollns(a, 100, 200, 0, 10000, 0);
+	wake(a, 110, 201, 5000, true, 1);	/* other thread: still unknown */
+	wake(a, 120, 200, 5000, true, 1);	/* old 0: nopoll */
+	wake(a, 130, 200, 5000, true, 1);	/* 10000: miss */
+	hs_account_finish(a);
+	v200 = find_vcpu(a, 200);
+	v201 = find_vcpu(a, 201);
+	CHECK(v200 && v201, "acct_threads_exist");
+	if (!v200 || !v201)
+		goto out;
+	CHECK_EQ_U64(v201->unknown_waits, 1, "acct_threads_other_unknown");
+	CHECK_EQ_U64(v200->nopoll_waits, 1, "acct_threads_nopoll");
+	CHECK_EQ_U64(v200->poll_misses, 1, "acct_threads_miss");
+	CHECK_EQ_U64(v201->vcpu_id, (uint64_t)-1, "acct_threads_vcpu_id_unknown");
+out:
+	hs_account_free(a);
+}
+
+static void test_lost(void)
+{
+	struct hs_account *a = acct_new(0, 0, 0, 0);
+	const struct hs_vcpu_acct *v;
+	struct hs_meta *m = hs_account_meta(a);
+
+	pollns(a, 100, 300, 1, 10000, 0);	/* grow */
+	wake(a, 100, 300, 500, true, 1);	/* nopoll (old 0) */
+	pollns(a, 200, 300, 1, 0, 10000);	/* shrink: flap 1, pending */
+	hs_account_lost(a, 0, 5, true);		/* pending dropped, window unknown */
+	wake(a, 200, 300, 900000, true, 1);	/* unknown wait */
+	wake(a, 300, 300, 900000, true, 1);	/* still unknown */
+	pollns(a, 400, 300, 1, 10000, 0);	/* grow after loss: not a flap */
+	wake(a, 400, 300, 700, true, 1);	/* nopoll */
+	hs_account_lost(a, 3, 0, false);
+	hs_account_lost(a, 3, 0, true);		/* nothing lost: no effect */
+	wake(a, 500, 300, 700, true, 1);	/* unknown again */
+	hs_account_finish(a);
+	v = find_vcpu(a, 300);
+	if (!v) {
+		CHECK(0, "acct_lost_vcpu");
+		hs_account_free(a);
+		return;
+	}
+	CHECK_EQ_U64(m->lost_events, 5, "acct_lost_count");
+	CHECK_EQ_U64(m->lost_unknown_places, 1, "acct_lost_unknown_places");
+	CHECK_EQ_U64(v->unknown_waits, 3, "acct_lost_unknown_waits");
+	CHECK_EQ_U64(v->nopoll_waits, 2, "acct_lost_nopoll");
+	CHECK_EQ_U64(v->poll_misses, 0, "acct_lost_no_miss");
+	CHECK_EQ_U64(v->flaps, 1, "acct_lost_flaps");
+	CHECK_EQ_U64(v->window, (uint64_t)HS_WINDOW_UNKNOWN, "acct_lost_window_unknown");
+	/* known 100..200 at 10000 and 200 (closed at loss) ... 400..400 at 10000 */
+	CHECK_EQ_U64(v->window_time, 100, "acct_lost_window_time");
+	CHECK(v->unreliable == false, "acct_lost_reliable_after_halt");
+	hs_account_free(a);
+}
+
+static void test_guest_idle(void)
+{
+	struct hs_account *a = acct_new(0, 0, 0, 0);
+	const struct hs_guest_cpu_acct *g0, *g1;
+
+	idle(a, 100, 0, 0, 0);		/* POLL */
+	idle(a, 150, 0, 0, HS_IDLE_EXIT);	/* res[0] 50 */
+	idle(a, 160, 0, 0, 1);		/* HALT after POLL: miss */
+	idle(a, 400, 0, 0, HS_IDLE_EXIT);	/* res[1] 240 */
+	idle(a, 500, 0, 0, 0);
+	idle(a, 520, 0, 0, HS_IDLE_EXIT);	/* res[0] 20 */
+	idle(a, 600, 0, 0, 0);		/* POLL after POLL: hit */
+	idle(a, 610, 0, 0, HS_IDLE_EXIT);	/* res[0] 10 */
+	idle(a, 700, 0, 0, 9);		/* deep state: hit, last slot */
+	idle(a, 750, 0, 0, HS_IDLE_EXIT);	/* res[7] 50 */
+	idle(a, 800, 0, 0, 0);
+	idle(a, 820, 0, 0, HS_IDLE_EXIT);	/* res[0] 20; ends the trace as a hit */
+	/* cpu 1 events recorded in cpu 0's buffer: keyed by cpu_id */
+	idle(a, 100, 0, 1, 1);
+	idle(a, 300, 0, 1, HS_IDLE_EXIT);	/* res[1] 200 */
+	idle(a, 900, 0, 1, 1);
+	idle(a, 950, 0, 1, HS_IDLE_EXIT);	/* res[1] 50 */
+	idle(a, 960, 0, 1, 2);		/* still open at finish: res[2] 40 */
+	idle(a, 1000, 5, 5, HS_IDLE_EXIT);	/* exit without entry: ignored */
+	hs_account_finish(a);
+	g0 = find_guest(a, 0);
+	g1 = find_guest(a, 1);
+	CHECK(g0 && g1 && hs_account_nguest(a) == 3, "acct_guest_cpus");
+	if (!g0 || !g1)
+		goto out;
+	CHECK_EQ_U64(g0->residency_ns[0], 50 + 20 + 10 + 20, "acct_guest_res0");
+	CHECK_EQ_U64(g0->entries[0], 4, "acct_guest_entries0");
+	CHECK_EQ_U64(g0->residency_ns[1], 240, "acct_guest_res1");
+	CHECK_EQ_U64(g0->residency_ns[HS_IDLE_STATES - 1], 50, "acct_guest_res_last");
+	CHECK_EQ_U64(g0->entries[HS_IDLE_STATES - 1], 1, "acct_guest_entries_last");
+	CHECK_EQ_U64(g0->poll_misses, 1, "acct_guest_poll_misses");
+	CHECK_EQ_U64(g0->poll_hits, 3, "acct_guest_poll_hits");
+	CHECK_EQ_U64(g1->residency_ns[1], 250, "acct_guest_cpu1_res1");
+	CHECK_EQ_U64(g1->entries[1], 2, "acct_guest_cpu1_entries1");
+	CHECK_EQ_U64(g1->residency_ns[2], 40, "acct_guest_open_closed_at_end");
+	CHECK_EQ_U64(g1->poll_hits + g1->poll_misses, 0, "acct_guest_cpu1_no_polls");
+	CHECK_EQ_U64(hs_account_events(a, HS_EV_CPU_IDLE), 18, "acct_guest_events");
+out:
+	hs_account_free(a);
+}
+
+static void test_guest_lost(void)
+{
+	struct hs_account *a = acct_new(0, 0, 0, 0);
+	const struct hs_guest_cpu_acct *g0, *g1;
+
+	idle(a, 100, 0, 0, 1);
+	idle(a, 100, 1, 1, 1);
+	hs_account_lost(a, 0, 2, true);
+	idle(a, 200, 0, 0, HS_IDLE_EXIT);	/* period crossed a loss: not counted */
+	idle(a, 200, 1, 1, HS_IDLE_EXIT);	/* other CPU: 100 */
+	idle(a, 300, 0, 0, 0);
+	idle(a, 310, 0, 0, HS_IDLE_EXIT);	/* res[0] 10, poll pending */
+	hs_account_lost(a, 0, 0, false);	/* outcome of that POLL unknown */
+	idle(a, 320, 0, 0, 1);
+	idle(a, 330, 0, 0, HS_IDLE_EXIT);	/* res[1] 10 */
+	hs_account_finish(a);
+	g0 = find_guest(a, 0);
+	g1 = find_guest(a, 1);
+	CHECK(g0 && g1, "acct_guest_lost_cpus");
+	if (!g0 || !g1)
+		goto out;
+	CHECK_EQ_U64(g0->residency_ns[1], 10, "acct_guest_lost_res1");
+	CHECK_EQ_U64(g0->entries[1], 1, "acct_guest_lost_entries1");
+	CHECK_EQ_U64(g0->residency_ns[0], 10, "acct_guest_lost_res0");
+	CHECK_EQ_U64(g0->poll_hits + g0->poll_misses, 0, "acct_guest_lost_poll_unknown");
+	CHECK_EQ_U64(g1->residency_ns[1], 100, "acct_guest_lost_other_cpu");
+out:
+	hs_account_free(a);
+}
+
+static void test_guest_window(void)
+{
+	struct hs_account *a = acct_new(0, 0, 0, 0);
+	const struct hs_guest_cpu_acct *g;
+
+	gpoll(a, 1000, 2, 50000, 0);
+	gpoll(a, 3000, 2, 100000, 50000);
+	gpoll(a, 4000, 2, 50000, 100000);
+	idle(a, 5000, 3, 3, HS_IDLE_EXIT);	/* moves the end of the trace to 5000 */
+	hs_account_finish(a);
+	g = find_guest(a, 2);
+	if (!g) {
+		CHECK(0, "acct_gwin_cpu");
+		hs_account_free(a);
+		return;
+	}
+	CHECK_EQ_U64(g->grows, 2, "acct_gwin_grows");
+	CHECK_EQ_U64(g->shrinks, 1, "acct_gwin_shrinks");
+	CHECK_EQ_U64(g->window, 50000, "acct_gwin_last");
+	CHECK_EQ_U64(g->window_time, 4000, "acct_gwin_time");
+	/* 2000 * 50000 + 1000 * 100000 + 1000 * 50000 */
+	CHECK(fabs(g->window_area - 2.5e8) < 1, "acct_gwin_area");
+	CHECK_EQ_U64(hs_account_events(a, HS_EV_GUEST_HALT_POLL_NS), 3, "acct_gwin_events");
+	hs_account_free(a);
+}
+
+static void test_time_filter(void)
+{
+	struct hs_account *a = acct_new(1000, 3000, 0, 0);
+	const struct hs_vcpu_acct *v;
+
+	idle(a, 10000, 0, 0, 1);		/* first event: origin, dropped (rel 0) */
+	wake(a, 10500, 400, 10, true, 1);	/* rel 500: dropped */
+	wake(a, 11000, 400, 20, true, 1);	/* rel 1000: kept */
+	wake(a, 12999, 400, 30, true, 1);	/* kept */
+	wake(a, 13000, 400, 40, true, 1);	/* rel 3000: end is exclusive */
+	wake(a, 14000, 400, 50, true, 1);
+	hs_account_finish(a);
+	v = find_vcpu(a, 400);
+	CHECK(v != NULL, "acct_filter_vcpu");
+	if (v) {
+		CHECK_EQ_U64(v->halts, 2, "acct_filter_halts");
+		CHECK_EQ_U64(v->all.sum, 50, "acct_filter_sum");
+	}
+	CHECK_EQ_U64(hs_account_first_ts(a), 11000, "acct_filter_first");
+	CHECK_EQ_U64(hs_account_last_ts(a), 12999, "acct_filter_last");
+	CHECK_EQ_U64(hs_account_events(a, HS_EV_CPU_IDLE), 0, "acct_filter_idle_dropped");
+	CHECK_EQ_U64(hs_account_events(a, HS_EV_VCPU_WAKEUP), 2, "acct_filter_wakeups");
+	hs_account_free(a);
+}
+
+static void test_linear(void)
+{
+	struct hs_account *a = acct_new(0, 0, 1000, 10);
+	static const uint64_t hits[] = { 0, 999, 1000, 9999, 10000, 1000000000 };
+	const struct hs_vcpu_acct *v;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(hits) / sizeof(hits[0]); i++)
+		wake(a, 100 + i, 500, hits[i], false, 1);
+	wake(a, 200, 500, 500, true, 1);
+	wake(a, 201, 500, UINT64_MAX, true, 1);
+	hs_account_finish(a);
+	v = find_vcpu(a, 500);
+	if (!v || !v->linear_poll || !v->linear_wait) {
+		CHECK(0, "acct_linear_alloc");
+		hs_account_free(a);
+		return;
+	}
+	CHECK_EQ_U64(v->linear_poll[0], 2, "acct_linear_poll0");
+	CHECK_EQ_U64(v->linear_poll[1], 1, "acct_linear_poll1");
+	CHECK_EQ_U64(v->linear_poll[9], 1, "acct_linear_poll9");
+	CHECK_EQ_U64(v->linear_poll[10], 2, "acct_linear_overflow");
+	CHECK_EQ_U64(v->linear_wait[0], 1, "acct_linear_wait0");
+	CHECK_EQ_U64(v->linear_wait[10], 1, "acct_linear_wait_overflow");
+	CHECK_EQ_U64(v->all.sum, UINT64_MAX, "acct_linear_sum_saturates");
+	CHECK_EQ_U64(v->log2_wait[64], 1, "acct_linear_log2_top");
+	hs_account_free(a);
+}
+
+static void test_names(void)
+{
+	struct hs_account *a = acct_new(0, 0, 0, 0);
+	const struct hs_thread_info *t;
+	const struct hs_process_info *p;
+	char longname[300];
+
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	hs_account_thread(a, 10, 5, "CPU 0/KVM");
+	hs_account_thread(a, 10, -1, NULL);		/* keeps what is known */
+	hs_account_thread(a, 11, -1, "bad\nname");
+	hs_account_process(a, 5, "qemu-system-x86", longname);
+	t = hs_account_thread_info(a, 10);
+	CHECK(t && t->tgid == 5 && !strcmp(t->comm, "CPU 0/KVM"), "acct_names_thread_kept");
+	t = hs_account_thread_info(a, 11);
+	CHECK(t && t->tgid == -1 && !strcmp(t->comm, "bad?name"), "acct_names_sanitized");
+	p = hs_account_process_info(a, 5);
+	CHECK(p && strlen(p->vm_name) == sizeof(p->vm_name) - 1, "acct_names_truncated");
+	CHECK(hs_account_thread_info(a, 12) == NULL, "acct_names_unknown_tid");
+	CHECK(hs_account_process_info(a, 6) == NULL, "acct_names_unknown_tgid");
+	hs_account_free(a);
+}
+
+static void test_many_threads(void)
+{
+	struct hs_account *a = acct_new(0, 0, 0, 0);
+	unsigned int i, bad = 0;
+	int tid;
+
+	for (i = 0; i < 3; i++)
+		for (tid = 1; tid <= 2000; tid++)
+			if ((unsigned int)tid % 3 >= i)
+				wake(a, i * 10000 + (uint64_t)tid, tid * 7, 100, true, 1);
+	for (tid = 1; tid <= 2000; tid++) {
+		const struct hs_vcpu_acct *v = find_vcpu(a, tid * 7);
+
+		hs_account_thread(a, tid * 7, tid, "t");
+		if (!v || v->halts != (uint64_t)(tid % 3) + 1)
+			bad++;
+	}
+	for (tid = 1; tid <= 2000; tid++) {
+		const struct hs_thread_info *t = hs_account_thread_info(a, tid * 7);
+
+		if (!t || t->tgid != tid)
+			bad++;
+	}
+	CHECK_EQ_U64(hs_account_nvcpus(a), 2000, "acct_many_nvcpus");
+	CHECK_EQ_U64(bad, 0, "acct_many_counts");
+	hs_account_free(a);
+}
+
+static void test_bad_kind(void)
+{
+	struct hs_account *a = acct_new(0, 0, 0, 0);
+	struct hs_event ev = { .ts = 1, .kind = 99 };
+
+	CHECK(hs_account_event(a, &ev) == -EINVAL, "acct_bad_kind");
+	ev.kind = 0;
+	CHECK(hs_account_event(a, &ev) == -EINVAL, "acct_zero_kind");
+	CHECK_EQ_U64(hs_account_nvcpus(a) + hs_account_nguest(a), 0, "acct_bad_kind_nothing");
+	hs_account_free(a);
+}
+
+static void test_whatif_hook(void)
+{
+	struct hs_account_opts o;
+	struct hs_account *a;
+	const struct hs_vcpu_acct *v;
+	struct hs_whatif_row rows[HS_WHATIF_MAX_CANDIDATES];
+	unsigned int n, i, bad = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.whatif.recorded_max_ns = 200000;
+	o.whatif.grow = o.whatif.grow_start = o.whatif.shrink = -1;
+	a = hs_account_alloc(&o);
+	for (i = 0; i < 100; i++)
+		wake(a, 1000000 * (uint64_t)i, 42, i % 2 ? 5000 : 500000, i % 2 == 0, 1);
+	hs_account_finish(a);
+	v = find_vcpu(a, 42);
+	CHECK(v && v->whatif, "acct_whatif_alloc");
+	if (!v || !v->whatif)
+		goto out;
+	n = hs_whatif_rows(v->whatif, rows);
+	CHECK(n > 0, "acct_whatif_rows");
+	for (i = 0; i < n; i++)
+		bad += rows[i].halts != 100;
+	CHECK_EQ_U64(bad, 0, "acct_whatif_sees_every_halt");
+out:
+	hs_account_free(a);
+}
+
+int main(void)
+{
+	test_classification();
+	test_threads_independent();
+	test_lost();
+	test_guest_idle();
+	test_guest_lost();
+	test_guest_window();
+	test_time_filter();
+	test_linear();
+	test_names();
+	test_many_threads();
+	test_bad_kind();
+	test_whatif_hook();
+	CHECK_EQ_U64(feed_errors, 0, "acct_feed_errors");
+	return CHECK_DONE();
+}

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hs_tracedat_write: synthetic ring-buffer pages go in, libtracecmd (an
+ * independent reader) must get every event back with its value, pid and
+ * timestamp, the options, and the metadata trailer at the end.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <trace-cmd/trace-cmd.h>
+
+#include "../../formats/tracedat_write.h"
+#include "check.h"
+
+#define PAGE 4096
+
+/*
+ * libtracecmd 1.3.1 parses the trace clock twice (option and flyrecord) and
+ * leaks the first copy (allocated by sscanf %ms, whose stack LSan cannot
+ * unwind past libc); that is its bug, not ours.
+ */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:isoc99_vsscanf\n";
+}
+#define EV_ID 60001
+
+static const char header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+static const char header_event[] =
+	"# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n\n\tpadding     : type == 29\n\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n\tdata max type_len  == 28\n";
+static const char fake_format[] =
+	"name: hs_fake\nID: 60001\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:u64 val;\toffset:8;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"val=%llu\", REC->val\n";
+
+/* One page of n events (16-byte payload: type_len 4), 1000 ns apart, values base+i. */
+static void fill_page(unsigned char *pg, uint64_t ts, int n, uint64_t base, int32_t pid)
+{
+	unsigned char *p = pg + 16;
+	uint64_t commit = (uint64_t)n * 20;
+
+	memset(pg, 0, PAGE);
+	memcpy(pg, &ts, 8);
+	memcpy(pg + 8, &commit, 8);
+	for (int i = 0; i < n; i++) {
+		uint32_t hdr = 4u | ((i ? 1000u : 0u) << 5);
+		uint16_t type = EV_ID;
+		uint64_t val = base + (uint64_t)i;
+
+		memcpy(p, &hdr, 4);
+		memcpy(p + 4, &type, 2);
+		memcpy(p + 8, &pid, 4);
+		memcpy(p + 12, &val, 8);
+		p += 20;
+	}
+}
+
+struct seen {
+	int count[2];
+	uint64_t sum;
+	int bad_pid;
+	uint64_t last_ts;
+	int unordered;
+};
+
+static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+{
+	struct seen *s = data;
+	struct tep_handle *tep = tracecmd_get_tep(h);
+	struct tep_event *ev = tep_find_event(tep, EV_ID);
+	unsigned long long val = 0;
+	int pid = tep_data_pid(tep, rec);
+
+	if (!ev || tep_read_number_field(tep_find_field(ev, "val"), rec->data, &val))
+		return -1;
+	if (cpu >= 0 && cpu < 2)
+		s->count[cpu]++;
+	s->sum += val;
+	s->bad_pid += pid != (cpu == 0 ? 42 : 43);
+	s->unordered += rec->ts < s->last_ts;
+	s->last_ts = rec->ts;
+	return 0;
+}
+
+static int write_file(const char *path, int cpu1_fd)
+{
+	static unsigned char pages0[3 * PAGE];
+	struct hs_tracedat_format fmt = { "hstest", fake_format, sizeof(fake_format) - 1 };
+	struct hs_tracedat_cpu cpus[2] = {
+		{ pages0, -1, sizeof(pages0) },
+		{ NULL, cpu1_fd, PAGE },
+	};
+	const char *stats[2] = { "overrun: 0\n", "overrun: 7\n" };
+	static const char meta[] = "haltstat_version=0.1.0\nlost.cpu1=7\n";
+	struct hs_tracedat_desc d = {
+		.page_size = PAGE,
+		.header_page = header_page, .header_page_len = sizeof(header_page) - 1,
+		.header_event = header_event, .header_event_len = sizeof(header_event) - 1,
+		.formats = &fmt, .nformats = 1,
+		.cmdlines = "42 vcpu-a\n43 vcpu b\n", .cmdlines_len = 20,
+		.ncpus = 2, .cpus = cpus,
+		.uname = "Linux test 6.18 #1 x86_64", .clock = "local", .cpustat = stats,
+		.meta = meta, .meta_len = sizeof(meta) - 1,
+	};
+	struct hs_error err = { 0 };
+	int fd, ret;
+
+	for (int i = 0; i < 3; i++)
+		fill_page(pages0 + i * PAGE, 1000000 + (uint64_t)i * 1000000, 100, 0, 42);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return -1;
+	ret = hs_tracedat_write(fd, &d, &err);
+	if (close(fd))
+		ret = -1;
+	return ret;
+}
+
+static int check_trailer(const char *path)
+{
+	char buf[64];
+	int fd = open(path, O_RDONLY);
+	off_t end = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
+	uint64_t len = 0;
+	int ok;
+
+	if (end < 16 || pread(fd, buf, 16, end - 16) != 16) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	for (int i = 0; i < 8; i++)
+		len |= (uint64_t)(unsigned char)buf[i] << (8 * i);
+	ok = !memcmp(buf + 8, "HSMETA01", 8) && len == 35 &&
+	     pread(fd, buf, 35, end - 16 - 35) == 35 && !memcmp(buf, "haltstat_version=0.1.0\n", 23);
+	close(fd);
+	return ok;
+}
+
+int main(void)
+{
+	char path[] = "/tmp/hs-tdw-XXXXXX", cpu1[] = "/tmp/hs-tdw-cpu1-XXXXXX";
+	unsigned char page[PAGE];
+	struct seen s = { 0 };
+	struct tracecmd_input *h;
+	int fd = mkstemp(path), fd1 = mkstemp(cpu1);
+
+	if (fd < 0 || fd1 < 0)
+		return 1;
+	close(fd);
+	unlink(cpu1);
+	fill_page(page, 1500000, 50, 1000, 43);
+	CHECK(write(fd1, page, PAGE) == PAGE, "tdw_cpu_file");
+	CHECK(write_file(path, fd1) == 0, "tdw_write");
+	close(fd1);
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	CHECK(h != NULL, "tdw_libtracecmd_opens");
+	if (h) {
+		CHECK(tracecmd_iterate_events(h, NULL, 0, on_record, &s) == 0, "tdw_iterate");
+		CHECK_EQ_U64(s.count[0], 300, "tdw_cpu0_events");
+		CHECK_EQ_U64(s.count[1], 50, "tdw_cpu1_events");
+		/* cpu0: 3 x sum(0..99); cpu1: sum(1000..1049) */
+		CHECK_EQ_U64(s.sum, 3 * 4950 + 50 * 1000 + 1225, "tdw_values");
+		CHECK_EQ_U64(s.bad_pid, 0, "tdw_pids");
+		CHECK_EQ_U64(s.unordered, 0, "tdw_time_order");
+		CHECK(!strcmp(tep_data_comm_from_pid(tracecmd_get_tep(h), 43), "vcpu b"),
+		      "tdw_cmdlines");
+		tracecmd_close(h);
+	}
+	CHECK(check_trailer(path), "tdw_meta_trailer");
+	unlink(path);
+	return CHECK_DONE();
+}

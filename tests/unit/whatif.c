@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The what-if replay against traces made by an independent generator that
+ * follows the kernel pseudo-code of halt-polling.md section 1 with a known
+ * wake-up overhead: the self-check must agree on every halt, the replay of
+ * the recorded setting must reproduce its hit and event counts, and the
+ * overhead estimate must land within 10% of the truth.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "../../lib/whatif.h"
+#include "simgen.h"
+
+static const struct hs_whatif_row *row_of(const struct hs_whatif_row *rows, unsigned int n,
+					  uint64_t m)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (rows[i].halt_poll_ns == m)
+			return &rows[i];
+	return NULL;
+}
+
+static void test_recorded(void)
+{
+	struct hs_whatif_row rows[HS_WHATIF_MAX_CANDIDATES];
+	const struct hs_whatif_row *r;
+	struct hs_whatif_opts o;
+	struct hs_selfcheck sc;
+	struct hs_whatif *w;
+	struct gen g;
+	unsigned int n;
+	uint64_t d;
+
+	gen_init(&g, 200000, 2, true);
+	opts_init(&o, HS_ERA_6_11, 200000);
+	w = run(&g, &o, 0, 20000, 0);
+	CHECK(w != NULL, "whatif_alloc");
+	if (!w)
+		return;
+	d = hs_whatif_wake_overhead_ns(w);
+	CHECK(d >= DELTA * 9 / 10 && d <= DELTA * 11 / 10, "whatif_delta_within_10pct");
+	hs_whatif_selfcheck(w, &sc);
+	CHECK_EQ_U64(sc.halts_compared, 20000, "whatif_selfcheck_compared_all");
+	CHECK_EQ_U64(sc.halts_agreeing, 20000, "whatif_selfcheck_100pct");
+	CHECK(!sc.max_inferred && sc.replayed_max_ns == 200000, "whatif_selfcheck_max_given");
+	n = hs_whatif_rows(w, rows);
+	CHECK_EQ_U64(n, hs_whatif_default_ncandidates, "whatif_default_candidates");
+	r = row_of(rows, n, 200000);
+	CHECK(r && r->hits == g.hits && r->grows == g.grows && r->shrinks == g.shrinks,
+	      "whatif_replay_reproduces_recorded_counts");
+	r = row_of(rows, n, 0);
+	CHECK(r && r->hits == 0 && r->poll_cpu_s == 0 && r->halts == 20000, "whatif_zero_row");
+	r = row_of(rows, n, 1000000);
+	CHECK(r && r->hits > g.hits && r->poll_cpu_pct > 0, "whatif_bigger_window_more_hits");
+	hs_whatif_free(w);
+}
+
+/* The recorded M unknown: inferred from the events; a recording starting mid-way. */
+static void test_inferred_midway(void)
+{
+	struct hs_whatif_opts o;
+	struct hs_selfcheck sc;
+	struct hs_whatif *w;
+	struct gen g;
+
+	gen_init(&g, 200000, 2, true);
+	opts_init(&o, HS_ERA_6_11, -1);
+	w = run(&g, &o, 777, 9000, 0);
+	if (!w)
+		return;
+	hs_whatif_selfcheck(w, &sc);
+	CHECK(sc.max_inferred && sc.replayed_max_ns == 200000, "whatif_max_inferred");
+	CHECK(sc.halts_compared == 9000 && sc.halts_agreeing == 9000, "whatif_midway_100pct");
+	hs_whatif_free(w);
+
+	/* 5.x rules (grow clamped) at M = 150000, not a doubling of 10000 */
+	gen_init(&g, 150000, 0, false);
+	opts_init(&o, HS_ERA_5_X, -1);
+	w = run(&g, &o, 0, 6000, 0);
+	if (!w)
+		return;
+	hs_whatif_selfcheck(w, &sc);
+	CHECK(sc.replayed_max_ns == 150000 && sc.agree_pct == 100, "whatif_5_x_inferred_100pct");
+	hs_whatif_free(w);
+
+	/* M = 200000 is rarely reached: the bounds from grows and shrinks find it */
+	gen_init(&g, 200000, 0, false);
+	opts_init(&o, HS_ERA_5_X, -1);
+	w = run(&g, &o, 0, 20000, 0);
+	if (!w)
+		return;
+	hs_whatif_selfcheck(w, &sc);
+	CHECK(sc.replayed_max_ns == 200000 && sc.agree_pct == 100, "whatif_max_bounds_100pct");
+	hs_whatif_free(w);
+}
+
+/* Wrong era (6.11 trace replayed with 6.1's shrink 0) shows in the self-check. */
+static void test_wrong_era(void)
+{
+	struct hs_whatif_opts o;
+	struct hs_selfcheck sc;
+	struct hs_whatif *w;
+	struct gen g;
+
+	gen_init(&g, 200000, 2, true);
+	opts_init(&o, HS_ERA_6_1, 200000);
+	w = run(&g, &o, 0, 8000, 0);
+	if (!w)
+		return;
+	hs_whatif_selfcheck(w, &sc);
+	CHECK(sc.agree_pct >= 0 && sc.agree_pct < 99, "whatif_wrong_era_detected");
+	hs_whatif_free(w);
+}
+
+static void test_unreliable_and_short(void)
+{
+	struct hs_whatif_row rows[HS_WHATIF_MAX_CANDIDATES];
+	struct hs_whatif_opts o;
+	struct hs_selfcheck sc;
+	struct hs_whatif *w;
+	struct gen g;
+
+	gen_init(&g, 200000, 2, true);
+	opts_init(&o, HS_ERA_6_11, 200000);
+	w = run(&g, &o, 0, 10000, 10);
+	if (!w)
+		return;
+	hs_whatif_selfcheck(w, &sc);
+	CHECK(sc.halts_compared == 9000 && sc.halts_agreeing == 9000, "whatif_unreliable_skipped");
+	hs_whatif_free(w);
+
+	/* fewer halts than the buffer: finish replays them */
+	gen_init(&g, 200000, 2, true);
+	o.ncandidates = 3;
+	o.candidates[0] = 300000;
+	o.candidates[1] = 0;
+	o.candidates[2] = 300000;
+	w = run(&g, &o, 0, 100, 0);
+	if (!w)
+		return;
+	CHECK(hs_whatif_rows(w, rows) == 2 && rows[0].halt_poll_ns == 0 &&
+	      rows[1].halt_poll_ns == 300000 && rows[1].halts == 100, "whatif_short_and_candidates");
+	hs_whatif_free(w);
+}
+
+/* No polling at all (M = 0): Δ from the floor of the waits. */
+static void test_delta_nopoll(void)
+{
+	struct hs_whatif_opts o;
+	struct hs_whatif *w;
+	struct gen g;
+	uint64_t d;
+
+	gen_init(&g, 0, 2, true);
+	opts_init(&o, HS_ERA_6_11, 0);
+	w = run(&g, &o, 0, 3000, 0);
+	if (!w)
+		return;
+	d = hs_whatif_wake_overhead_ns(w);
+	CHECK(d >= DELTA * 9 / 10 && d <= DELTA * 11 / 10, "whatif_delta_nopoll_within_10pct");
+	hs_whatif_free(w);
+}
+
+int main(void)
+{
+	test_recorded();
+	test_inferred_midway();
+	test_wrong_era();
+	test_unreliable_and_short();
+	test_delta_nopoll();
+	return CHECK_DONE();
+}
