@@ -45,8 +45,9 @@ static const char *fmt_ns(char *buf, size_t len, double ns)
 		snprintf(buf, len, "-");
 		return buf;
 	}
+	/* 999.96 ms prints as 1.00s, not 1000ms */
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (ns >= units[i].div) {
+		if (ns >= units[i].div * 0.9995) {
 			double v = ns / units[i].div;
 
 			snprintf(buf, len, v >= 100 ? "%.0f%s" : v >= 10 ? "%.1f%s" : "%.2f%s",
