@@ -165,7 +165,6 @@ static int advise_write(const struct advise_params *p, const struct hs_report *r
 int cmd_advise(int argc, char **argv)
 {
 	struct advise_params p;
-	struct hs_account *acct;
 	struct hs_report_filter filter = { .vcpu = -1 };
 	struct hs_report rep;
 	struct hs_error err;
@@ -175,28 +174,10 @@ int cmd_advise(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	hs_error_clear(&err);
-	acct = hs_account_alloc(&p.acct);
-	if (!acct) {
-		hs_error_set(&err, HS_ERR_RUNTIME, "cannot set up the accounting: out of memory");
+	ret = hs_report_load(p.input, &p.acct, &filter, &p.advice, &rep, &err);
+	if (ret)
 		return cmd_fail(&err);
-	}
-	ret = hs_input_read(p.input, acct, &err);
-	if (ret) {
-		hs_account_free(acct);
-		if (!err.code)
-			hs_error_set(&err, ret, "cannot read %s", p.input);
-		return cmd_fail(&err);
-	}
-	hs_account_finish(acct);
-	memset(&rep, 0, sizeof(rep));
-	if (hs_report_build(&rep, acct, &filter, &p.advice)) {
-		hs_report_free(&rep);
-		hs_account_free(acct);
-		hs_error_set(&err, HS_ERR_RUNTIME, "cannot build the report: out of memory");
-		return cmd_fail(&err);
-	}
 	ret = advise_write(&p, &rep);
 	hs_report_free(&rep);
-	hs_account_free(acct);
 	return ret;
 }

@@ -427,7 +427,6 @@ static int report_write(const struct report_params *p, const char *path,
 int cmd_report(int argc, char **argv)
 {
 	struct report_params p;
-	struct hs_account *acct;
 	struct hs_report rep;
 	struct hs_error err;
 	int ret;
@@ -436,31 +435,13 @@ int cmd_report(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	hs_error_clear(&err);
-	acct = hs_account_alloc(&p.acct);
-	if (!acct) {
-		hs_error_set(&err, HS_ERR_RUNTIME, "cannot set up the accounting: out of memory");
+	ret = hs_report_load(p.input, &p.acct, &p.filter, &p.advice, &rep, &err);
+	if (ret)
 		return cmd_fail(&err);
-	}
-	ret = hs_input_read(p.input, acct, &err);
-	if (ret) {
-		hs_account_free(acct);
-		if (!err.code)
-			hs_error_set(&err, ret, "cannot read %s", p.input);
-		return cmd_fail(&err);
-	}
-	hs_account_finish(acct);
-	memset(&rep, 0, sizeof(rep));
-	if (hs_report_build(&rep, acct, &p.filter, &p.advice)) {
-		hs_report_free(&rep);
-		hs_account_free(acct);
-		hs_error_set(&err, HS_ERR_RUNTIME, "cannot build the report: out of memory");
-		return cmd_fail(&err);
-	}
 	errno = 0;
 	ret = report_write(&p, p.output, p.format, &rep);
 	if (!ret && p.svg_output)
 		ret = report_write(&p, p.svg_output, REPORT_SVG, &rep);
 	hs_report_free(&rep);
-	hs_account_free(acct);
 	return ret;
 }
