@@ -38,31 +38,39 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 DEB_BUILD := build-essential pkg-config libtraceevent-dev libtracefs-dev \
              libtracecmd-dev libjansson-dev libzstd-dev
 DEB_TEST  := trace-cmd librsvg2-bin util-linux procps time clang libclang-rt-14-dev python3 \
-             python3-jsonschema python3-prometheus-client zsh fish groff-base man-db
+             python3-jsonschema python3-prometheus-client zsh fish groff-base man-db \
+             tmux
 
-.PHONY: all deps check bench clean install uninstall tools
+.PHONY: all deps check bench clean install uninstall tools fuzz fuzz-smoke fuzz-build
 all: haltstat tools
 
 haltstat: $(BUILD)/haltstat
 	ln -sf $< $@
 
 $(BUILD)/haltstat: $(CMD_OBJS) $(BUILD)/libhaltstat.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libhaltstat.a: $(LIB_OBJS)
-	rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# make V=1 shows the full command lines
+Q := $(if $(V),,@)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libhaltstat.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libhaltstat.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
 
 tools: $(TOOL_BINS) $(UNIT_BINS)
 
@@ -76,6 +84,42 @@ check: haltstat tools
 bench: haltstat tools
 	@BUILD=$(BUILD) tests/bench/run.sh
 
+# libFuzzer harnesses (tests/fuzz/*.c), with the lib/ and formats/ objects
+# built again by clang with coverage, ASan and UBSan in their own tree.
+# make fuzz: FUZZ_RUNS executions per harness over tests/fuzz/corpus/NAME
+# (new inputs go to $(FUZZ_DIR)/corpus/NAME), after the regression inputs.
+FUZZ_CC    ?= clang
+FUZZ_DIR   ?= build/libfuzzer
+FUZZ_RUNS  ?= 2000000
+FUZZ_SMOKE_RUNS ?= 20000
+FUZZ_SMOKE_SECONDS ?= 8
+FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP \
+               -DHS_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(FUZZ_SAN)
+FUZZ_OBJS  := $(LIB_SRCS:%.c=$(FUZZ_DIR)/%.o)
+FUZZ_SRCS  := $(sort $(wildcard tests/fuzz/*.c))
+FUZZ_BINS  := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_DIR)/%)
+
+$(FUZZ_DIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_DIR)/libhaltstat.a: $(FUZZ_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libhaltstat.a
+	@$(if $(Q),echo "  FUZZLD  $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.a,$^) $(LDLIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@FUZZ_DIR=$(FUZZ_DIR) FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh
+
+fuzz-smoke: fuzz-build
+	@FUZZ_DIR=$(FUZZ_DIR) FUZZ_RUNS=$(FUZZ_SMOKE_RUNS) FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) FUZZ_SMOKE=1 tests/fuzz/run.sh
+
 install: haltstat
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions \
@@ -83,7 +127,8 @@ install: haltstat
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d \
 		$(DESTDIR)$(DATADIR)/haltstat
 	install -m 755 $(BUILD)/haltstat $(DESTDIR)$(BINDIR)/haltstat
-	install -m 644 formats/report.schema.json $(DESTDIR)$(DATADIR)/haltstat/
+	install -m 644 formats/report.schema.json formats/diff.schema.json \
+		formats/top.schema.json $(DESTDIR)$(DATADIR)/haltstat/
 	for f in doc/*.1; do [ -e "$$f" ] && install -m 644 $$f $(DESTDIR)$(MANDIR)/man1/; done; true
 	[ ! -e completions/haltstat.bash ] || install -m 644 completions/haltstat.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/haltstat
 	[ ! -e completions/_haltstat ] || install -m 644 completions/_haltstat $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_haltstat

@@ -8,6 +8,9 @@
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 /* Shared by the subcommands: the single place errors are printed. */
 int cmd_fail(const struct hs_error *err);

@@ -18,6 +18,9 @@ static const struct cmd_entry commands[] = {
 	{ "record", cmd_record, "capture KVM halt events into a trace.dat file" },
 	{ "report", cmd_report, "analyse a recording, a trace.dat or pasted ftrace text" },
 	{ "advise", cmd_advise, "what-if table and a suggested halt_poll_ns" },
+	{ "diff", cmd_diff, "compare two recordings per VM and vCPU" },
+	{ "top", cmd_top, "live per-VM and per-vCPU halt-polling view" },
+	{ "replay", cmd_replay, "replay a recording in throwaway VMs: predicted vs measured" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -12,8 +12,10 @@ _haltstat_options()
 		     "--no-histograms --per-vm -h --help" ;;
 	advise)	echo "-i --input --objective --max-poll-cpu --candidates --kernel-era" \
 		     "--json -h --help" ;;
-	replay)	echo "-i --input --settings --runs --json -h --help" ;;
-	top)	echo "-s -p --pid --vm --sort --openmetrics -h --help" ;;
+	replay)	echo "-i --input --settings --runs --max-halts --max-vcpus --pin --no-pin" \
+		     "--kernel-era --predict-only --json -h --help" ;;
+	top)	echo "-s --interval -d --duration -n --count -p --pid --vm --sort" \
+		     "--openmetrics -m --buffer -h --help" ;;
 	diff)	echo "--json -h --help" ;;
 	esac
 }
@@ -35,7 +37,7 @@ _haltstat_optarg()
 	local cmd=$1 opt=$2 cur=$3
 
 	case $opt in
-	-i|--input|--settings)
+	-i|--input)
 		_haltstat_files "$cur" ;;
 	-o|--output|--svg)
 		_haltstat_files "$cur" ;;
@@ -43,6 +45,10 @@ _haltstat_optarg()
 		_haltstat_words "text json csv svg openmetrics prometheus" "$cur" ;;
 	--objective)
 		_haltstat_words "latency balanced cpu" "$cur" ;;
+	--sort)
+		_haltstat_words "halts hits cpu p99 vm" "$cur" ;;
+	--openmetrics)
+		_haltstat_files "$cur" ;;
 	--kernel-era)
 		_haltstat_words "4.4 5.x 6.1 6.11" "$cur" ;;
 	-e|--event)
@@ -52,7 +58,7 @@ _haltstat_optarg()
 	-p|--pid)
 		_haltstat_words "$(ps -e -o pid= 2>/dev/null)" "$cur" ;;
 	-d|--duration|-m|--buffer|--bucket-size|--entries|--vm|--vcpu|--start|--end|\
-	--max-poll-cpu|--candidates|--runs|--sort|-s)
+	--max-poll-cpu|--candidates|--runs|--sort|-s|--settings|--max-halts|--max-vcpus)
 		COMPREPLY=() ;;
 	*)
 		return 1 ;;

@@ -6,7 +6,7 @@ complete -c haltstat -f
 complete -c haltstat -n "not __fish_seen_subcommand_from $cmds" -a record -d 'Capture KVM halt events into a trace.dat file'
 complete -c haltstat -n "not __fish_seen_subcommand_from $cmds" -a report -d 'Analyse a recording, a trace.dat or pasted ftrace text'
 complete -c haltstat -n "not __fish_seen_subcommand_from $cmds" -a advise -d 'Suggest a halt_poll_ns from a recording'
-complete -c haltstat -n "not __fish_seen_subcommand_from $cmds" -a replay -d 'Replay the adaptive polling algorithm with other settings'
+complete -c haltstat -n "not __fish_seen_subcommand_from $cmds" -a replay -d 'Replay a recording in VMs: predicted vs measured'
 complete -c haltstat -n "not __fish_seen_subcommand_from $cmds" -a top -d 'Live per-vCPU halt-polling view'
 complete -c haltstat -n "not __fish_seen_subcommand_from $cmds" -a diff -d 'Compare two recordings'
 complete -c haltstat -n "not __fish_seen_subcommand_from $cmds" -a help -d "Show a command's usage"
@@ -49,14 +49,23 @@ complete -c haltstat -n "__fish_seen_subcommand_from report advise" -l candidate
 complete -c haltstat -n "__fish_seen_subcommand_from report advise" -l kernel-era -x -a '4.4 5.x 6.1 6.11' -d "Replay this kernel's algorithm"
 
 # replay
-complete -c haltstat -n "__fish_seen_subcommand_from replay" -l settings -r -F -d 'Settings to replay'
-complete -c haltstat -n "__fish_seen_subcommand_from replay" -l runs -x -d 'Number of runs'
+complete -c haltstat -n "__fish_seen_subcommand_from replay" -l settings -x -d 'halt_poll_ns values to replay'
+complete -c haltstat -n "__fish_seen_subcommand_from replay" -l runs -x -d 'Runs per setting'
+complete -c haltstat -n "__fish_seen_subcommand_from replay" -l max-halts -x -d 'Halts replayed per vCPU'
+complete -c haltstat -n "__fish_seen_subcommand_from replay" -l max-vcpus -x -d 'VMs at most'
+complete -c haltstat -n "__fish_seen_subcommand_from replay" -l pin -d 'Pin the waker and the vCPUs apart'
+complete -c haltstat -n "__fish_seen_subcommand_from replay" -l no-pin -d 'Pin nothing'
+complete -c haltstat -n "__fish_seen_subcommand_from replay" -l kernel-era -x -a '4.4 5.x 6.1 6.11' -d "Predict with this kernel's algorithm"
+complete -c haltstat -n "__fish_seen_subcommand_from replay" -l predict-only -d 'No VMs, the predictions alone'
 
 # top
-complete -c haltstat -n "__fish_seen_subcommand_from top" -s s -x -d 'Refresh interval'
+complete -c haltstat -n "__fish_seen_subcommand_from top" -s s -l interval -x -d 'Refresh interval'
+complete -c haltstat -n "__fish_seen_subcommand_from top" -s d -l duration -x -d 'Stop after TIME'
+complete -c haltstat -n "__fish_seen_subcommand_from top" -s n -l count -x -d 'Stop after N intervals'
 complete -c haltstat -n "__fish_seen_subcommand_from top" -s p -l pid -x -a '(__fish_complete_pids)' -d 'Only these VMM processes'
-complete -c haltstat -n "__fish_seen_subcommand_from top" -l sort -x -d 'Sort key'
-complete -c haltstat -n "__fish_seen_subcommand_from top" -l openmetrics -d 'OpenMetrics output'
+complete -c haltstat -n "__fish_seen_subcommand_from top" -l sort -x -a 'halts hits cpu p99 vm' -d 'Sort key'
+complete -c haltstat -n "__fish_seen_subcommand_from top" -l openmetrics -r -F -d 'Rewrite FILE each interval (Prometheus text)'
+complete -c haltstat -n "__fish_seen_subcommand_from top" -s m -l buffer -x -d 'Ring buffer per CPU in KiB'
 
 # diff A B
 complete -c haltstat -n "__fish_seen_subcommand_from diff" -F

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Input front door: maps or slurps the whole input, tells the format from
- * the first bytes and hands the bytes to the matching reader.
+ * Input front door: tells the format from the first bytes and hands the
+ * input to the matching reader, in bounded memory (see hs_input_fd).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "input.h"
+#include "text_internal.h"
+#include "tracedat_internal.h"
 
 #define HS_SLURP_MIN (1u << 20)
 #define HS_SLURP_STEP (256u << 20)	/* grow by doubling up to this, then linearly */
@@ -80,19 +82,145 @@ static int hs_slurp(int fd, const char *name, unsigned char **out, size_t *len,
 	return HS_OK;
 }
 
-static int hs_input_dispatch(const char *name, const unsigned char *buf, size_t len,
-			     struct hs_account *acct, struct hs_error *err)
+/* Up to cap bytes from the start of fd (a pipe may need several reads). */
+static int hs_read_head(int fd, unsigned char *buf, size_t cap, size_t *len)
+{
+	*len = 0;
+	while (*len < cap) {
+		ssize_t n = read(fd, buf + *len, cap - *len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		*len += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * A trace.dat from a pipe: its CPUs' pages have to be read side by side,
+ * so it is copied to an unlinked temporary file first (bounded memory),
+ * or slurped when no temporary file can be made. Returns the fd or -1.
+ */
+static int hs_spool(int in, const unsigned char *head, size_t hlen)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096], *buf = malloc(HS_SLURP_MIN);
+	size_t n = hlen;
+	int fd;
+
+	if (!buf)
+		return -1;
+	snprintf(path, sizeof(path), "%s/haltstat-XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	memcpy(buf, head, hlen);
+	while (fd >= 0) {
+		ssize_t r;
+
+		for (size_t off = 0; off < n; off += (size_t)r) {
+			r = write(fd, buf + off, n - off);
+			if (r < 0 && errno == EINTR)
+				r = 0;
+			else if (r <= 0)
+				goto fail;
+		}
+		do
+			r = read(in, buf, HS_SLURP_MIN);
+		while (r < 0 && errno == EINTR);
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		n = (size_t)r;
+	}
+	free(buf);
+	return fd;
+fail:
+	free(buf);
+	close(fd);
+	return -1;
+}
+
+static int hs_input_tracedat(const char *name, int fd, struct hs_account *acct,
+			     struct hs_error *err)
+{
+	struct stat st;
+	void *map;
+	int ret;
+
+	if (fstat(fd, &st) || st.st_size <= 0)
+		return hs_error_set(err, HS_ERR_INPUT, "%s: cannot stat the input", name);
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return hs_error_set(err, HS_ERR_INPUT, "%s: cannot map the input: %s", name,
+				    strerror(errno));
+	/* only the header and the trailer are read through the mapping */
+	madvise(map, (size_t)st.st_size, MADV_RANDOM);
+	ret = hs_tracedat_read_fd(name, fd, map, (size_t)st.st_size, acct, err);
+	munmap(map, (size_t)st.st_size);
+	return ret;
+}
+
+/* The old way, for a pipe when no temporary file could be made. */
+static int hs_input_slurp(const char *name, int fd, const unsigned char *head, size_t hlen,
+			  struct hs_account *acct, struct hs_error *err)
+{
+	unsigned char *buf = NULL, *all;
+	size_t len = 0;
+	int ret = hs_slurp(fd, name, &buf, &len, err);
+
+	if (ret)
+		return ret;
+	all = malloc(hlen + len + 1);
+	if (!all) {
+		free(buf);
+		return hs_error_set(err, HS_ERR_RUNTIME, "%s: out of memory reading input", name);
+	}
+	memcpy(all, head, hlen);
+	if (len)
+		memcpy(all + hlen, buf, len);
+	free(buf);
+	ret = hs_tracedat_read(name, all, hlen + len, acct, err);
+	free(all);
+	return ret;
+}
+
+/*
+ * Tells the format from the first 4 KiB. Text streams through a bounded
+ * buffer; a trace.dat is mapped for its header and its pages are pread
+ * (tracedat_read.c), so memory stays bounded whatever the input size.
+ */
+static int hs_input_fd(const char *name, int fd, bool regular, struct hs_account *acct,
+		       struct hs_error *err)
 {
 	struct hs_meta *meta = hs_account_meta(acct);
+	unsigned char head[4096];
+	size_t hlen;
+	int ret, sp;
 
 	snprintf(meta->source, sizeof(meta->source), "%s", name);
-	if (len == 0)
+	ret = hs_read_head(fd, head, sizeof(head), &hlen);
+	if (ret)
+		return hs_error_set(err, HS_ERR_INPUT, "%s: read error: %s", name, strerror(-ret));
+	if (hlen == 0)
 		return hs_error_set(err, HS_ERR_INPUT, "%s: empty input", name);
-	switch (hs_input_detect(buf, len)) {
+	switch (hs_input_detect(head, hlen)) {
 	case HS_INPUT_TRACEDAT:
-		return hs_tracedat_read(name, buf, len, acct, err);
+		if (regular)
+			return hs_input_tracedat(name, fd, acct, err);
+		sp = hs_spool(fd, head, hlen);
+		if (sp < 0)
+			return hs_input_slurp(name, fd, head, hlen, acct, err);
+		ret = hs_input_tracedat(name, sp, acct, err);
+		close(sp);
+		return ret;
 	case HS_INPUT_TEXT:
-		return hs_text_read((const char *)buf, len, acct, err);
+		return hs_text_read_fd(fd, (const char *)head, hlen, acct, err);
 	default:
 		return hs_error_set(err, HS_ERR_INPUT,
 				    "%s: neither a trace.dat nor a text trace (binary data)", name);
@@ -103,35 +231,22 @@ int hs_input_read(const char *path, struct hs_account *acct, struct hs_error *er
 {
 	bool std = !strcmp(path, "-");
 	int fd = std ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	unsigned char *buf = NULL;
 	struct stat st;
-	size_t len = 0;
 	int ret;
 
 	hs_error_clear(err);
 	if (fd < 0)
 		return hs_error_set(err, HS_ERR_INPUT, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		len = (size_t)st.st_size;
-		void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-
-		if (map != MAP_FAILED) {
-			if (!std)
-				close(fd);
-			madvise(map, len, MADV_SEQUENTIAL);
-			ret = hs_input_dispatch(path, map, len, acct, err);
-			munmap(map, len);
-			return ret;
-		}
-	}
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		ret = hs_error_set(err, HS_ERR_INPUT, "%s: is a directory", path);
-	else
-		ret = hs_slurp(fd, std ? "-" : path, &buf, &len, err);
+	} else {
+		/* the replays catch up before returning: acct is complete after */
+		hs_account_threads(acct, true);
+		ret = hs_input_fd(std ? "-" : path, fd, fstat(fd, &st) == 0 &&
+				  S_ISREG(st.st_mode), acct, err);
+		hs_account_threads(acct, false);
+	}
 	if (!std)
 		close(fd);
-	if (!ret)
-		ret = hs_input_dispatch(std ? "-" : path, buf, len, acct, err);
-	free(buf);
 	return ret;
 }

@@ -8,13 +8,16 @@
  * HS_TXT_HEAD bytes of a line are searched for the task/CPU/time header,
  * so a huge garbage line costs one memchr for its newline and nothing more.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "input.h"
+#include "text_internal.h"
 
 #define HS_TXT_HEAD	512	/* header search window per line */
 #define HS_TXT_TCACHE	1024	/* tids whose name was already passed on */
@@ -29,7 +32,9 @@ enum hs_txt_form {
 struct hs_txt_tid {
 	int32_t tid;
 	int32_t tgid;
-	uint32_t hash;		/* of the comm; 0 = slot unused */
+	uint8_t len;		/* of comm */
+	bool used;
+	char comm[63];		/* as passed on (truncated like it) */
 };
 
 struct hs_txt_state {
@@ -335,9 +340,7 @@ static const char *hs_txt_head(const char *s, const char *e, struct hs_txt_head 
 	const char *b = s, *q;
 
 	*latency = false;
-	for (; b < w; b++) {
-		if (*b != '[')
-			continue;
+	for (; b < w && (b = memchr(b, '[', (size_t)(w - b))); b++) {
 		if (b > s && (b[-1] == ' ' || b[-1] == '\t') &&
 		    (q = hs_txt_cpu_at(b, e, &h->cpu)) && hs_txt_task(s, b, h)) {
 			q = hs_txt_after_cpu(q, e, h);
@@ -461,22 +464,22 @@ static bool hs_txt_payload(int kind, const char *p, const char *e, struct hs_eve
 static void hs_txt_thread(struct hs_txt_state *st, const struct hs_txt_head *h)
 {
 	struct hs_txt_tid *slot;
-	uint32_t hash = 2166136261u;
 	char comm[64];
-	size_t i, n;
+	size_t n;
 
 	if (h->comm_len == 5 && !memcmp(h->comm, "<...>", 5))
 		return;
-	for (i = 0; i < h->comm_len; i++)
-		hash = (hash ^ (unsigned char)h->comm[i]) * 16777619u;
-	hash |= 1;
+	/* compared as stored: the name is cut at 63 bytes when passed on anyway */
+	n = h->comm_len < sizeof(slot->comm) ? h->comm_len : sizeof(slot->comm);
 	slot = &st->tids[((uint32_t)h->tid * 2654435761u) >> 22];
-	if (slot->hash == hash && slot->tid == h->tid && slot->tgid == h->tgid)
+	if (slot->used && slot->tid == h->tid && slot->tgid == h->tgid && slot->len == n &&
+	    !memcmp(slot->comm, h->comm, n))
 		return;
-	slot->hash = hash;
+	slot->used = true;
 	slot->tid = h->tid;
 	slot->tgid = h->tgid;
-	n = h->comm_len < sizeof(comm) - 1 ? h->comm_len : sizeof(comm) - 1;
+	slot->len = (uint8_t)n;
+	memcpy(slot->comm, h->comm, n);
 	memcpy(comm, h->comm, n);
 	comm[n] = '\0';
 	hs_account_thread(st->acct, h->tid, h->tgid, comm);
@@ -689,25 +692,39 @@ static void hs_txt_finish_meta(struct hs_txt_state *st)
 	m->lost_known = f != HS_TXT_PERF;
 }
 
-int hs_text_read(const char *buf, size_t len, struct hs_account *acct,
-		 struct hs_error *err)
+static struct hs_txt_state *hs_txt_begin(struct hs_account *acct)
 {
-	struct hs_txt_state *st;
-	const char *p = buf, *e = buf + len, *nl;
-	int ret = HS_OK;
+	struct hs_txt_state *st = calloc(1, sizeof(*st));
 
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory reading text");
-	st->acct = acct;
-	st->meta = hs_account_meta(acct);
+	if (st) {
+		st->acct = acct;
+		st->meta = hs_account_meta(acct);
+	}
+	return st;
+}
+
+/* Complete lines of [p, e), and the last one too if final; returns the rest. */
+static const char *hs_txt_lines(struct hs_txt_state *st, const char *p, const char *e,
+				bool final)
+{
+	const char *nl;
+
 	while (p < e && !st->status) {
 		nl = memchr(p, '\n', (size_t)(e - p));
+		if (!nl && !final)
+			break;
 		if (!nl)
 			nl = e;
 		hs_txt_line(st, p, nl);
-		p = nl + 1;
+		p = nl < e ? nl + 1 : e;
 	}
+	return p;
+}
+
+static int hs_txt_end(struct hs_txt_state *st, uint64_t len, struct hs_error *err)
+{
+	int ret = HS_OK;
+
 	hs_txt_finish_meta(st);
 	if (st->status)
 		ret = hs_error_set(err, HS_ERR_RUNTIME, "accounting failed: %s",
@@ -717,4 +734,98 @@ int hs_text_read(const char *buf, size_t len, struct hs_account *acct,
 				   st->meta->source[0] ? st->meta->source : "input");
 	free(st);
 	return ret;
+}
+
+int hs_text_read(const char *buf, size_t len, struct hs_account *acct,
+		 struct hs_error *err)
+{
+	struct hs_txt_state *st = hs_txt_begin(acct);
+
+	if (!st)
+		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory reading text");
+	hs_txt_lines(st, buf, buf + len, true);
+	return hs_txt_end(st, len, err);
+}
+
+/*
+ * Reads until buf holds a newline after *used bytes, or is full, or EOF;
+ * 128 KiB at a time, so that the lines are parsed while in the L2 cache.
+ */
+static int hs_txt_fill(int fd, char *buf, size_t cap, size_t *used, bool *eof)
+{
+	while (*used < cap) {
+		size_t want = cap - *used < (128u << 10) ? cap - *used : (128u << 10);
+		ssize_t n = read(fd, buf + *used, want);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0) {
+			*eof = true;
+			return 0;
+		}
+		*used += (size_t)n;
+		if (memchr(buf + *used - n, '\n', (size_t)n))
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * Streaming: whole lines through a bounded buffer that grows only for a
+ * line longer than it (up to HS_TXT_BUF_MAX; a longer line is cut there,
+ * it cannot be a trace line anyway). head/hlen: bytes already read.
+ */
+#define HS_TXT_BUF (1u << 20)
+#define HS_TXT_BUF_MAX (64u << 20)
+
+int hs_text_read_fd(int fd, const char *head, size_t hlen, struct hs_account *acct,
+		    struct hs_error *err)
+{
+	struct hs_txt_state *st = hs_txt_begin(acct);
+	size_t cap = hlen > HS_TXT_BUF ? hlen : HS_TXT_BUF, used = hlen;
+	char *buf = malloc(cap);
+	uint64_t total = hlen;
+	bool eof = false;
+	int ret = 0;
+
+	if (!st || !buf) {
+		free(buf);
+		free(st);
+		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory reading text");
+	}
+	memcpy(buf, head, hlen);
+	while (!st->status && !ret) {
+		size_t before = used;
+		const char *rest;
+
+		ret = hs_txt_fill(fd, buf, cap, &used, &eof);
+		total += used - before;
+		rest = hs_txt_lines(st, buf, buf + used, eof || ret);
+		used -= (size_t)(rest - buf);
+		memmove(buf, rest, used);
+		if (eof)
+			break;
+		if (used == cap && cap < HS_TXT_BUF_MAX) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				ret = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		} else if (used == cap) {
+			hs_txt_lines(st, buf, buf + used, true);
+			used = 0;
+		}
+	}
+	free(buf);
+	if (ret) {
+		free(st);
+		return hs_error_set(err, ret == -ENOMEM ? HS_ERR_RUNTIME : HS_ERR_INPUT,
+				    "read error: %s", strerror(-ret));
+	}
+	return hs_txt_end(st, total, err);
 }

@@ -25,6 +25,8 @@ const char *tracecmd_get_uname(struct tracecmd_input *handle);
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 int tracecmd_cpus(struct tracecmd_input *handle);
 
+#define TC_MAXINST 64
+
 struct tc_ctx {
 	struct hs_td_layout lay;
 	struct hs_td_sink *sink;
@@ -34,8 +36,10 @@ struct tc_ctx {
 	int *tids;		/* open-addressing set of common_pids, 0 = empty slot */
 	size_t ntids, tids_cap;
 	bool seen_zero;
-	uint64_t found;		/* relevant events seen by tc_count */
 	uint64_t nevents;
+	struct tracecmd_input **inst;	/* instance handles being read, or NULL */
+	int ninst;
+	uint64_t inst_hit;	/* bit i: instance i held relevant events */
 	int failed;
 };
 
@@ -123,7 +127,6 @@ static int tc_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 	struct hs_event ev;
 	int r;
 
-	(void)h;
 	if (cpu < 0 || cpu >= x->ncpus || !rec->data || rec->size < 0)
 		return 0;
 	if (rec->missed_events > 0) {
@@ -145,32 +148,14 @@ static int tc_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 	}
 	x->last_ts[cpu] = ev.ts;
 	x->nevents++;
+	for (int i = 0; x->inst && i < x->ninst; i++)
+		if (x->inst[i] == h)
+			x->inst_hit |= 1ull << i;
 	if (tc_tid_add(x, ev.tid) || s->event(s->priv, &ev)) {
 		x->failed = 1;
 		return -1;
 	}
 	return 0;
-}
-
-static int tc_count(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
-{
-	struct tc_ctx *x = data;
-	struct hs_event ev;
-
-	(void)h;
-	(void)cpu;
-	if (rec->data && rec->size >= 0 && !hs_td_decode(&x->lay, rec->data, rec->size, &ev)) {
-		x->found++;
-		return -1;	/* one is enough: stop */
-	}
-	return 0;
-}
-
-static bool tc_has_events(struct tracecmd_input *h, struct tc_ctx *x)
-{
-	x->found = 0;
-	tracecmd_iterate_events(h, NULL, 0, tc_count, x);
-	return x->found > 0;
 }
 
 static void tc_threads(struct tc_ctx *x, struct tep_handle *tep)
@@ -240,53 +225,56 @@ static void tc_meta(struct tracecmd_input *h, const char *comp, const unsigned c
 	t = hs_td_trailer_find(buf, len, 0, &start, &tlen);
 	if (t > 0)
 		hs_td_trailer_apply((const char *)buf + start, tlen, s, tlost);
-	snprintf(m->format, sizeof(m->format), "%s%s (%s)", t > 0 ? "haltstat, " : "",
-		 "trace.dat v7", comp);
+	snprintf(m->format, sizeof(m->format), "%strace.dat v%c (%s)", t > 0 ? "haltstat, " : "",
+		 buf[10], comp);
 	if (uname)
 		hs_td_uname_release(uname, strlen(uname), m);
 }
 
 static int tc_run(struct tracecmd_input *top, struct tc_ctx *x, struct hs_td_stats *tlost)
 {
-	struct tracecmd_input *inst[64];
-	const char *names[64];
+	struct tracecmd_input *inst[TC_MAXINST];
+	const char *names[TC_MAXINST];
 	int ninst = 0, n = tracecmd_buffer_instances(top);
 	struct hs_meta *m = x->sink->meta;
 
-	/* libtracecmd does not rewind: a probed handle is reopened for the real pass */
 	tracecmd_iterate_events(top, NULL, 0, tc_record, x);
 	if (x->nevents || x->failed) {
 		tc_stats(x, top, "", tlost);
 		return x->failed;
 	}
-	for (int i = 0; i < n && ninst < 64; i++) {
+	/*
+	 * Every instance in one time-ordered pass; the ones that held relevant
+	 * events are named afterwards. (Probing first and stopping early leaks
+	 * peeked records inside libtracecmd 1.3.)
+	 */
+	for (int i = 0; i < n && ninst < TC_MAXINST; i++) {
 		struct tracecmd_input *b = tracecmd_buffer_instance_handle(top, i);
-		bool has;
 
 		if (!b)
 			continue;
-		has = tc_has_events(b, x);
-		tracecmd_close(b);
-		b = has ? tracecmd_buffer_instance_handle(top, i) : NULL;
-		if (b) {
-			names[ninst] = tracecmd_buffer_instance_name(top, i);
-			inst[ninst++] = b;
-		}
+		names[ninst] = tracecmd_buffer_instance_name(top, i);
+		inst[ninst++] = b;
 	}
+	x->inst = inst;
+	x->ninst = ninst;
 	if (ninst)
 		tracecmd_iterate_events_multi(inst, ninst, tc_record, x);
+	x->inst = NULL;
 	for (int i = 0; i < ninst; i++) {
 		size_t l = strlen(m->buffer_instance);
 
-		snprintf(m->buffer_instance + l, sizeof(m->buffer_instance) - l, "%s%s",
-			 l ? "," : "", names[i] ? names[i] : "?");
-		tc_stats(x, top, names[i] ? names[i] : "", tlost);
+		if (x->inst_hit & (1ull << i)) {
+			snprintf(m->buffer_instance + l, sizeof(m->buffer_instance) - l, "%s%s",
+				 l ? "," : "", names[i] ? names[i] : "?");
+			tc_stats(x, top, names[i] ? names[i] : "", tlost);
+		}
 		tracecmd_close(inst[i]);
 	}
 	return x->failed;
 }
 
-int hs_td_v7_decode(const char *path, const unsigned char *buf, size_t len,
+int hs_td_v7_decode_direct(const char *path, const unsigned char *buf, size_t len,
 		    struct hs_td_sink *sink, struct hs_error *err)
 {
 	struct tc_ctx x = { .sink = sink };
@@ -295,8 +283,11 @@ int hs_td_v7_decode(const char *path, const unsigned char *buf, size_t len,
 	char comp[64], tmp[4096] = "";
 	int ret;
 
-	ret = tc_check_header(buf, len, comp, sizeof(comp), err);
-	if (ret)
+	/* a v6 file comes here only when HALTSTAT_READER=libtracecmd forces it */
+	if (len > 10 && buf[10] == '6')
+		snprintf(comp, sizeof(comp), "libtracecmd");
+	else if ((ret = tc_check_header(buf, len, comp, sizeof(comp), err)) ||
+		 (ret = hs_tc_check_sections(buf, len, err)))
 		return ret;
 	if (!strcmp(path, "-")) {
 		ret = tc_tempfile(buf, len, tmp, sizeof(tmp), err);

@@ -49,6 +49,7 @@ struct hs_td_evdesc {
 /* Event ids and field layouts, indexed by enum hs_event_kind - 1. */
 struct hs_td_layout {
 	struct hs_td_evdesc ev[HS_TD_NKINDS];
+	uint64_t idmask;	/* bit id % 64 of each present id: most records fail it */
 	bool swap;		/* file endianness differs from ours */
 };
 
@@ -76,6 +77,8 @@ static inline uint64_t hs_td_rd(const unsigned char *p, size_t len,
 
 static inline int hs_td_kind(const struct hs_td_layout *lay, int id)
 {
+	if (!(lay->idmask >> (id & 63) & 1))
+		return -1;
 	for (int k = 0; k < HS_TD_NKINDS; k++)
 		if (lay->ev[k].id == id)
 			return k;
@@ -152,8 +155,24 @@ void hs_td_cmdlines_apply(const char *text, size_t len, struct hs_td_sink *sink)
 /* v6 decoder proper; hs_tracedat_read wraps it around an hs_account. */
 int hs_td_v6_decode(const unsigned char *buf, size_t len, struct hs_td_sink *sink,
 		    struct hs_error *err);
+/* The same with the file open on fd (-1: none): pages are pread, not mapped. */
+int hs_td_v6_decode_fd(const unsigned char *buf, size_t len, int fd, struct hs_td_sink *sink,
+		       struct hs_error *err);
+/* hs_tracedat_read for a file also open on fd (-1: buf is all there is). */
+int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size_t len,
+			struct hs_account *acct, struct hs_error *err);
+/*
+ * A copy of an event format with only its name, ID and plain fields, each
+ * checked, for libtraceevent. cap >= len + 64. Returns the length or 0.
+ */
+size_t hs_td_format_clean(const char *in, size_t len, char *out, size_t cap);
+/* Sizes of a v7 file's sections and chunks, checked before libtracecmd reads it. */
+int hs_tc_check_sections(const unsigned char *buf, size_t len, struct hs_error *err);
 /* v7 through libtracecmd (needs a path; buf/len are only checked). */
 int hs_td_v7_decode(const char *path, const unsigned char *buf, size_t len,
+		    struct hs_td_sink *sink, struct hs_error *err);
+/* The same in this process (hs_td_v7_decode runs it in a child, tracecmd_child.c). */
+int hs_td_v7_decode_direct(const char *path, const unsigned char *buf, size_t len,
 		    struct hs_td_sink *sink, struct hs_error *err);
 
 #endif

@@ -81,6 +81,7 @@ int hs_td_layout_init(struct hs_td_layout *lay, struct tep_handle *tep, bool swa
 		if (!e || e->id < 0 || e->id > 0xffff)
 			continue;
 		lay->ev[k].id = e->id;
+		lay->idmask |= 1ull << (e->id & 63);
 		field_set(&lay->ev[k].pid, tep_find_common_field(e, "common_pid"));
 		for (int i = 0; i < HS_TD_NFIELDS && td_events[k].fields[i]; i++)
 			field_set(&lay->ev[k].f[i], tep_find_field(e, td_events[k].fields[i]));
@@ -358,4 +359,110 @@ void hs_td_cmdlines_apply(const char *text, size_t len, struct hs_td_sink *sink)
 		}
 		s = le + 1;
 	}
+}
+
+/* ---- event formats, rewritten before libtraceevent parses them ---- */
+
+static bool fmt_word(const char *s, size_t n, const char *extra)
+{
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' && !strchr(extra, s[i]))
+			return false;
+	return true;
+}
+
+/* "KEY:DIGITS;" at *p (after tabs or spaces); the number goes to *v. */
+static bool fmt_num(const char **p, const char *e, const char *key, unsigned long *v)
+{
+	const char *s = *p;
+	size_t k = strlen(key);
+
+	while (s < e && (*s == '\t' || *s == ' '))
+		s++;
+	if ((size_t)(e - s) < k || memcmp(s, key, k))
+		return false;
+	s += k;
+	*v = 0;
+	if (s >= e || !isdigit((unsigned char)*s))
+		return false;
+	while (s < e && isdigit((unsigned char)*s) && *v < 1000000)
+		*v = *v * 10 + (unsigned long)(*s++ - '0');
+	if (s >= e || *s != ';' || *v >= 1000000)
+		return false;
+	*p = s + 1;
+	return true;
+}
+
+/* "\tfield:TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;" -> the same, canonical */
+static size_t fmt_field(const char *s, const char *e, char *out, size_t room)
+{
+	const char *decl, *semi;
+	unsigned long off, size, sign;
+	int n;
+
+	while (s < e && (*s == '\t' || *s == ' '))
+		s++;
+	if ((size_t)(e - s) < 6 || memcmp(s, "field:", 6))
+		return 0;
+	decl = s + 6;
+	semi = memchr(decl, ';', (size_t)(e - decl));
+	if (!semi || !fmt_word(decl, (size_t)(semi - decl), " *[]") || semi - decl > 200)
+		return 0;
+	s = semi + 1;
+	if (!fmt_num(&s, e, "offset:", &off) || !fmt_num(&s, e, "size:", &size) ||
+	    !fmt_num(&s, e, "signed:", &sign) || sign > 1)
+		return 0;
+	n = snprintf(out, room, "\tfield:%.*s;\toffset:%lu;\tsize:%lu;\tsigned:%lu;\n",
+		     (int)(semi - decl), decl, off, size, sign);
+	return n > 0 && (size_t)n < room ? (size_t)n : 0;
+}
+
+/*
+ * libtraceevent 1.7 crashes on some malformed formats (a NULL dereference
+ * in the print-fmt parser, found by tests/fuzz/fuzz_tracedat). haltstat
+ * needs the name, the ID and the plain fields only, so a new text is made
+ * from those, each checked, with a constant print fmt: whatever else the
+ * file holds never reaches the library. Returns the length, 0 if unusable.
+ */
+size_t hs_td_format_clean(const char *in, size_t len, char *out, size_t cap)
+{
+	const char *s = in, *e = in + len;
+	size_t used = 0, n;
+	int stage = 0;		/* 0 name, 1 ID, 2 "format:", 3 fields */
+
+	while (s < e) {
+		const char *nl = memchr(s, '\n', (size_t)(e - s)), *le = nl ? nl : e;
+
+		if (stage == 0 && le - s > 6 && !memcmp(s, "name: ", 6) &&
+		    fmt_word(s + 6, (size_t)(le - s - 6), "") && le - s < 100) {
+			n = (size_t)snprintf(out + used, cap - used, "%.*s\n", (int)(le - s), s);
+			stage = 1;
+		} else if (stage == 1 && le - s > 4 && !memcmp(s, "ID: ", 4) &&
+			   fmt_word(s + 4, (size_t)(le - s - 4), "") && le - s < 16) {
+			n = (size_t)snprintf(out + used, cap - used, "%.*s\nformat:\n", (int)(le - s), s);
+			stage = 2;
+		} else if (stage >= 2 && le - s >= 10 && !memcmp(s, "print fmt:", 10)) {
+			break;
+		} else if (stage >= 2) {
+			n = fmt_field(s, le, out + used, cap - used);
+			if (n && stage == 2 && used + 1 < cap) {
+				stage = 3;
+			}
+		} else {
+			n = 0;
+		}
+		if (used + n >= cap)
+			return 0;
+		used += n;
+		/* common fields end with an empty line in the kernel's layout */
+		if (stage == 3 && le == s && used + 1 < cap)
+			out[used++] = '\n';
+		s = le + 1;
+	}
+	if (stage < 2)
+		return 0;
+	n = (size_t)snprintf(out + used, cap - used, "\nprint fmt: \"x\"\n");
+	return used + n < cap ? used + n : 0;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,7 +46,205 @@ struct hs_account {
 	bool have_base, have_ts, finished;
 	uint64_t base_ts;		/* first event seen: origin of start/end */
 	uint64_t first_ts, last_ts;	/* span of the events kept */
+
+	struct hs_worker *worker;	/* what-if replays in a second thread, or NULL */
+	uint64_t inline_halts;
+	bool worker_tried;
+	bool threads_ok;		/* hs_account_threads(): off unless asked */
 };
+
+/*
+ * The what-if replay is most of the cost of an analysis and each vCPU's
+ * replay only depends on that vCPU's halts in order (so does its halt
+ * histogram, whose buckets miss the cache): past
+ * HS_WORKER_START halts (and with a second CPU to run on) they are queued
+ * to one worker thread in fixed-size chunks while this thread goes on
+ * decoding. Per vCPU the order is kept, so the results are the same bits
+ * as inline. Only when the reader asked for it (hs_account_threads), as
+ * the results are complete only once it is turned off again or the
+ * stream ends; HALTSTAT_THREADS=1 keeps everything on one thread.
+ */
+#define HS_WORKER_START 65536
+#define HS_WORKER_CHUNK 512	/* 8 x 512 x 64 bytes: stays in the L2 cache */
+#define HS_WORKER_SLOTS 8
+
+struct hs_halt_job {
+	struct hs_hist *hist;
+	struct hs_whatif *w;		/* NULL without what-if */
+	struct hs_wakeup wakeup;
+	struct hs_poll_change change;
+	int64_t window;
+	bool has_change, reliable;
+};
+
+struct hs_worker {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct hs_halt_job *slot[HS_WORKER_SLOTS];
+	unsigned int len[HS_WORKER_SLOTS];
+	unsigned int head, count;	/* queued slots, the head one in work */
+	unsigned int fill, used;	/* producer's slot and its length */
+	bool stop;
+};
+
+static void hs_job_run(const struct hs_halt_job *j)
+{
+	hs_hist_add(j->hist, j->wakeup.ns);
+	if (j->w)
+		hs_whatif_halt(j->w, &j->wakeup, j->has_change ? &j->change : NULL, j->window,
+			       j->reliable);
+}
+
+static void *hs_worker_main(void *arg)
+{
+	struct hs_worker *k = arg;
+
+	pthread_mutex_lock(&k->lock);
+	for (;;) {
+		while (!k->count && !k->stop)
+			pthread_cond_wait(&k->cond, &k->lock);
+		if (!k->count)
+			break;
+		unsigned int s = k->head, n = k->len[s];
+
+		pthread_mutex_unlock(&k->lock);
+		for (unsigned int i = 0; i < n; i++)
+			hs_job_run(&k->slot[s][i]);
+		pthread_mutex_lock(&k->lock);
+		k->head = (k->head + 1) % HS_WORKER_SLOTS;
+		k->count--;
+		pthread_cond_broadcast(&k->cond);
+	}
+	pthread_mutex_unlock(&k->lock);
+	return NULL;
+}
+
+static bool hs_worker_wanted(void)
+{
+	const char *e = getenv("HALTSTAT_THREADS");
+	cpu_set_t set;
+
+	if (e && atoi(e) == 1)
+		return false;
+	return !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 1;
+}
+
+static void hs_worker_free(struct hs_worker *k)
+{
+	for (unsigned int i = 0; i < HS_WORKER_SLOTS; i++)
+		free(k->slot[i]);
+	free(k);
+}
+
+/* NULL (stay inline) when there is no second CPU or no memory. */
+static struct hs_worker *hs_worker_start(void)
+{
+	struct hs_worker *k;
+
+	if (!hs_worker_wanted() || !(k = calloc(1, sizeof(*k))))
+		return NULL;
+	for (unsigned int i = 0; i < HS_WORKER_SLOTS; i++) {
+		k->slot[i] = malloc(sizeof(*k->slot[i]) * HS_WORKER_CHUNK);
+		if (!k->slot[i]) {
+			hs_worker_free(k);
+			return NULL;
+		}
+	}
+	if (pthread_mutex_init(&k->lock, NULL)) {
+		hs_worker_free(k);
+		return NULL;
+	}
+	if (pthread_cond_init(&k->cond, NULL)) {
+		pthread_mutex_destroy(&k->lock);
+		hs_worker_free(k);
+		return NULL;
+	}
+	if (pthread_create(&k->thread, NULL, hs_worker_main, k)) {
+		pthread_cond_destroy(&k->cond);
+		pthread_mutex_destroy(&k->lock);
+		hs_worker_free(k);
+		return NULL;
+	}
+	return k;
+}
+
+/* Hands the filled slot over; waits while every slot is queued. */
+static void hs_worker_publish(struct hs_worker *k)
+{
+	pthread_mutex_lock(&k->lock);
+	k->len[k->fill] = k->used;
+	k->count++;
+	pthread_cond_broadcast(&k->cond);
+	while (k->count == HS_WORKER_SLOTS)
+		pthread_cond_wait(&k->cond, &k->lock);
+	k->fill = (k->head + k->count) % HS_WORKER_SLOTS;
+	pthread_mutex_unlock(&k->lock);
+	k->used = 0;
+}
+
+/* Runs what is queued and ends the thread: the replays are complete after. */
+static void hs_worker_stop(struct hs_worker *k)
+{
+	if (!k)
+		return;
+	if (k->used)
+		hs_worker_publish(k);
+	pthread_mutex_lock(&k->lock);
+	k->stop = true;
+	pthread_cond_broadcast(&k->cond);
+	pthread_mutex_unlock(&k->lock);
+	pthread_join(k->thread, NULL);
+	pthread_cond_destroy(&k->cond);
+	pthread_mutex_destroy(&k->lock);
+	hs_worker_free(k);
+}
+
+static void hs_account_drain(struct hs_account *a)
+{
+	hs_worker_stop(a->worker);
+	a->worker = NULL;
+}
+
+void hs_account_threads(struct hs_account *a, bool on)
+{
+	if (!on)
+		hs_account_drain(a);
+	a->threads_ok = on;
+	a->worker_tried = false;
+}
+
+/* The halt histogram and the what-if replay of one halt, here or queued. */
+static void hs_account_halt(struct hs_account *a, struct hs_hist *hist, struct hs_whatif *w,
+			    const struct hs_wakeup *wakeup,
+			    const struct hs_poll_change *change, int64_t window,
+			    bool reliable)
+{
+	struct hs_halt_job *j;
+
+	if (!a->worker && a->threads_ok && !a->worker_tried &&
+	    ++a->inline_halts >= HS_WORKER_START) {
+		a->worker_tried = true;
+		a->worker = hs_worker_start();
+	}
+	if (!a->worker) {
+		hs_hist_add(hist, wakeup->ns);
+		if (w)
+			hs_whatif_halt(w, wakeup, change, window, reliable);
+		return;
+	}
+	j = &a->worker->slot[a->worker->fill][a->worker->used];
+	j->hist = hist;
+	j->w = w;
+	j->wakeup = *wakeup;
+	j->has_change = change != NULL;
+	if (change)
+		j->change = *change;
+	j->window = window;
+	j->reliable = reliable;
+	if (++a->worker->used == HS_WORKER_CHUNK)
+		hs_worker_publish(a->worker);
+}
 
 static uint32_t hs_imap_hash(int key)
 {
@@ -183,6 +383,7 @@ void hs_account_free(struct hs_account *a)
 
 	if (!a)
 		return;
+	hs_account_drain(a);
 	for (i = 0; i < a->nvcpus; i++)
 		hs_vcpu_free(a->vcpus[i]);
 	free(a->vcpus);
@@ -363,7 +564,6 @@ static void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
 	v->halts++;
 	if (w->valid == 0)
 		v->invalid++;
-	hs_hist_add(&v->all, w->ns);
 	if (w->waited) {
 		hs_vcpu_wait(a, v, w->ns, window);
 	} else {
@@ -372,8 +572,7 @@ static void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
 		v->log2_poll[hs_log2_index(w->ns)]++;
 		hs_linear_add(a, v->linear_poll, w->ns);
 	}
-	if (v->whatif)
-		hs_whatif_halt(v->whatif, w, change, window, !v->unreliable);
+	hs_account_halt(a, &v->all, v->whatif, w, change, window, !v->unreliable);
 	v->has_pending = false;
 	v->unreliable = false;
 }
@@ -622,6 +821,7 @@ void hs_account_finish(struct hs_account *a)
 	if (a->finished)
 		return;
 	a->finished = true;
+	hs_account_drain(a);
 	for (i = 0; i < a->nvcpus; i++) {
 		struct hs_vcpu_acct *v = a->vcpus[i];
 
@@ -632,6 +832,102 @@ void hs_account_finish(struct hs_account *a)
 	}
 	for (i = 0; i < a->nguest; i++)
 		hs_guest_finish(&a->guest[i], end);
+}
+
+static int hs_carry_vcpu(struct hs_account *n, const struct hs_vcpu_acct *p, uint64_t ts)
+{
+	struct hs_vcpu_acct *v = hs_vcpu_get(n, p->tid, ts);
+
+	if (!v)
+		return -ENOMEM;
+	v->window = p->window;
+	v->vcpu_id = p->vcpu_id;
+	v->last_change = p->last_change;
+	v->pending = p->pending;
+	v->has_pending = p->has_pending;
+	v->unreliable = p->unreliable;
+	v->window_since_ts = ts;
+	return 0;
+}
+
+static int hs_carry_guest(struct hs_account *n, const struct hs_guest_cpu_acct *p, uint64_t ts)
+{
+	struct hs_guest_cpu_acct *g = hs_guest_get(n, p->cpu, ts);
+
+	if (!g)
+		return -ENOMEM;
+	g->cur_state = p->cur_state;
+	g->cur_since = ts;
+	g->last_exit_state = p->last_exit_state;
+	g->poll_pending = p->poll_pending;
+	g->window = p->window;
+	g->window_since_ts = ts;
+	return 0;
+}
+
+int hs_account_carry(struct hs_account *n, const struct hs_account *p, uint64_t ts)
+{
+	unsigned int i;
+
+	n->have_ts = true;
+	n->first_ts = ts;
+	n->last_ts = ts;
+	if (!p)
+		return 0;
+	n->meta = p->meta;
+	n->meta.lost_events = 0;
+	n->meta.lost_unknown_places = 0;
+	n->meta.skipped_lines = 0;
+	n->meta.skipped_pages = 0;
+	n->meta.skipped_events = 0;
+	n->meta.clamped_ts = 0;
+	for (i = 0; i < p->nthreads; i++)
+		hs_account_thread(n, p->threads[i].tid, p->threads[i].tgid, p->threads[i].comm);
+	for (i = 0; i < p->nprocs; i++)
+		hs_account_process(n, p->procs[i].tgid, p->procs[i].comm, p->procs[i].vm_name);
+	for (i = 0; i < p->nvcpus; i++)
+		if (hs_carry_vcpu(n, p->vcpus[i], ts))
+			return -ENOMEM;
+	for (i = 0; i < p->nguest; i++)
+		if (hs_carry_guest(n, &p->guest[i], ts))
+			return -ENOMEM;
+	return 0;
+}
+
+void hs_account_cut(struct hs_account *a, uint64_t ts)
+{
+	uint64_t span;
+	unsigned int i;
+
+	if (a->finished)
+		return;
+	a->finished = true;
+	hs_account_drain(a);
+	if (!a->have_ts)
+		a->first_ts = ts;
+	if (!a->have_ts || ts > a->last_ts)
+		a->last_ts = ts;
+	a->have_ts = true;
+	span = a->last_ts - a->first_ts;
+	for (i = 0; i < a->nvcpus; i++) {
+		struct hs_vcpu_acct *v = a->vcpus[i];
+
+		hs_window_advance(v->window, &v->window_since_ts, a->last_ts, &v->window_area,
+				  &v->window_time);
+		if (v->whatif)
+			hs_whatif_finish(v->whatif, span);
+	}
+	for (i = 0; i < a->nguest; i++) {
+		struct hs_guest_cpu_acct *g = &a->guest[i];
+
+		/* an open idle period counts as an entry where it ends, in a later interval */
+		if (g->cur_state >= 0 && a->last_ts > g->cur_since) {
+			g->residency_ns[hs_idle_slot(g->cur_state)] += a->last_ts - g->cur_since;
+			g->cur_since = a->last_ts;
+		}
+		hs_window_advance(g->window, &g->window_since_ts, a->last_ts, &g->window_area,
+				  &g->window_time);
+	}
 }
 
 unsigned int hs_account_nvcpus(const struct hs_account *a)

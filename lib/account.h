@@ -104,6 +104,25 @@ void hs_account_process(struct hs_account *acct, int tgid, const char *comm,
 void hs_account_lost(struct hs_account *acct, int cpu, uint64_t count, bool count_known);
 /* Ends the stream: closes open idle periods and window timelines. */
 void hs_account_finish(struct hs_account *acct);
+/*
+ * Added: on, the halt histograms and what-if replays may run in a worker
+ * thread (same results) and are complete only after turning it off again,
+ * hs_account_finish or hs_account_cut. Off by default; hs_input_read turns
+ * it on for the duration of a read.
+ */
+void hs_account_threads(struct hs_account *acct, bool on);
+
+/*
+ * Live views cut one stream into intervals. hs_account_carry() starts an
+ * empty next at ts with what prev knows then: windows, a window change
+ * waiting for its wakeup, open idle periods, names and the recording's
+ * metadata (losses reset); prev NULL only starts the span at ts. Then
+ * hs_account_cut() ends prev at ts instead of hs_account_finish(): the
+ * span, windows and residencies close at ts, and whatever is still open is
+ * left to next, so nothing is counted twice.
+ */
+int hs_account_carry(struct hs_account *next, const struct hs_account *prev, uint64_t ts);
+void hs_account_cut(struct hs_account *acct, uint64_t ts);
 
 /* Read access for the report builder. */
 unsigned int hs_account_nvcpus(const struct hs_account *acct);

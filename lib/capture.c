@@ -125,7 +125,7 @@ static int capture_alloc(struct hs_capture **cp, const struct hs_capture_opts *o
 	char tmp[4096];
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 
-	if (!o->output || !o->output[0] || strlen(o->output) >= sizeof(c->output))
+	if (o->output && (!o->output[0] || strlen(o->output) >= sizeof(c->output)))
 		return hs_error_set(err, HS_ERR_OUTPUT, "bad output file name");
 	if (o->nevents > HS_CAPTURE_MAX_EVENTS || o->npids > HS_CAPTURE_MAX_PIDS)
 		return hs_error_set(err, HS_ERR_USAGE, "too many events or pids");
@@ -136,9 +136,11 @@ static int capture_alloc(struct hs_capture **cp, const struct hs_capture_opts *o
 	c->free_fd = -1;
 	c->stop_fd = -1;
 	c->ncpus = n > 0 ? (unsigned int)n : 1;
-	snprintf(c->output, sizeof(c->output), "%s", o->output);
-	snprintf(tmp, sizeof(tmp), "%s", o->output);
-	snprintf(c->dir, sizeof(c->dir), "%s", dirname(tmp));
+	if (o->output) {
+		snprintf(c->output, sizeof(c->output), "%s", o->output);
+		snprintf(tmp, sizeof(tmp), "%s", o->output);
+		snprintf(c->dir, sizeof(c->dir), "%s", dirname(tmp));
+	}
 	snprintf(c->name, sizeof(c->name), "haltstat_%d", (int)getpid());
 	c->cpus = calloc(c->ncpus, sizeof(*c->cpus));
 	c->lost = calloc(c->ncpus, sizeof(*c->lost));
@@ -181,8 +183,12 @@ static int capture_page_size(struct hs_capture *c, struct hs_error *err)
 	return 0;
 }
 
-static int capture_instance(struct hs_capture *c, unsigned int kib, struct hs_error *err)
+static int capture_instance(struct hs_capture *c, const struct hs_capture_opts *o,
+			    struct hs_error *err)
 {
+	unsigned int kib = o->buffer_kib;
+	char pct[16];
+
 	c->inst = tracefs_instance_create(c->name);
 	if (!c->inst)
 		return hs_error_set(err, errno == EACCES || errno == EPERM ? HS_ERR_PERM : HS_ERR_TRACEFS,
@@ -198,7 +204,12 @@ static int capture_instance(struct hs_capture *c, unsigned int kib, struct hs_er
 	if (tracefs_instance_set_buffer_size(c->inst, kib, -1))
 		return hs_error_set(err, HS_ERR_RUNTIME, "cannot allocate a %u KiB ring buffer per CPU: %s",
 				    kib, strerror(errno));
-	tracefs_instance_file_write(c->inst, "buffer_percent", HS_BUFFER_PERCENT);
+	snprintf(pct, sizeof(pct), "%u", o->buffer_percent);
+	tracefs_instance_file_write(c->inst, "buffer_percent",
+				    o->buffer_percent ? pct : HS_BUFFER_PERCENT);
+	if (o->clock && tracefs_instance_file_write(c->inst, "trace_clock", o->clock) < 0)
+		return hs_error_set(err, HS_ERR_TRACEFS, "cannot set trace clock %s in instance %s",
+				    o->clock, c->name);
 	/* If we die, closing free_buffer stops tracing and frees the buffer. */
 	if (tracefs_option_enable(c->inst, TRACEFS_OPTION_DISABLE_ON_FREE) == 0)
 		c->free_fd = tracefs_instance_file_open(c->inst, "free_buffer", O_WRONLY | O_CLOEXEC);
@@ -365,19 +376,19 @@ int hs_capture_start(struct hs_capture **cp, const struct hs_capture_opts *o,
 	c = *cp;
 	if (!ret)
 		ret = capture_check_tracefs(err);
-	if (!ret)
+	if (!ret && o->output)
 		ret = capture_tmpfiles(c, err);
 	if (ret)
 		return ret;
 	capture_reap_stale();
 	ret = capture_page_size(c, err);
 	if (!ret)
-		ret = capture_instance(c, o->buffer_kib, err);
+		ret = capture_instance(c, o, err);
 	if (!ret && o->npids)
 		ret = capture_pids(c, o, err);
 	if (!ret)
 		ret = capture_events(c, o, err);
-	if (!ret)
+	if (!ret && o->output)
 		ret = capture_start_readers(c, err);
 	if (ret)
 		return ret;
@@ -419,6 +430,30 @@ static uint64_t stat_value(const char *text, const char *key)
 	const char *p = strstr(text, key);
 
 	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+struct tracefs_instance *hs_capture_instance(const struct hs_capture *c)
+{
+	return c ? c->inst : NULL;
+}
+
+unsigned int hs_capture_ncpus(const struct hs_capture *c)
+{
+	return c->ncpus;
+}
+
+int hs_capture_lost_now(const struct hs_capture *c, unsigned int cpu, uint64_t *lost)
+{
+	char path[64];
+	char *s;
+
+	snprintf(path, sizeof(path), "per_cpu/cpu%u/stats", cpu);
+	s = c->inst ? tracefs_instance_file_read(c->inst, path, NULL) : NULL;
+	if (!s)
+		return -1;
+	*lost = stat_value(s, "\noverrun: ") + stat_value(s, "\ndropped events: ");
+	free(s);
+	return 0;
 }
 
 static void capture_read_stats(struct hs_capture *c)

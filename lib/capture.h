@@ -7,6 +7,8 @@
 
 #include "error.h"
 
+struct tracefs_instance;
+
 /*
  * Event capture through a private tracefs instance "haltstat_<pid>": one
  * reader thread per CPU splices raw ring-buffer pages into an unlinked
@@ -30,6 +32,8 @@ struct hs_capture_opts {
 	const int *pids;		/* keep only these processes' threads, or NULL */
 	unsigned int npids;
 	unsigned int buffer_kib;	/* ring buffer per CPU */
+	unsigned int buffer_percent;	/* when blocked readers wake; 0: 10 */
+	const char *clock;		/* trace_clock of the instance; NULL: the kernel's default */
 };
 
 struct hs_capture_summary {
@@ -47,7 +51,11 @@ struct hs_capture_summary {
 
 struct hs_capture;
 
-/* Creates the instance, enables the events and starts tracing. */
+/*
+ * Creates the instance, enables the events and starts tracing. Without
+ * opts->output only the instance is set up (no temp files, no reader
+ * threads): the caller reads it through hs_capture_instance(), e.g. live.
+ */
 int hs_capture_start(struct hs_capture **cp, const struct hs_capture_opts *opts,
 		     struct hs_error *err);
 
@@ -62,6 +70,13 @@ int hs_capture_stop(struct hs_capture *c, bool flush, struct hs_error *err);
 
 /* Writes the trace.dat to a temp name in the output directory, then renames it. */
 int hs_capture_save(struct hs_capture *c, struct hs_capture_summary *sum, struct hs_error *err);
+
+/* The instance, for callers that read it themselves; NULL before start. */
+struct tracefs_instance *hs_capture_instance(const struct hs_capture *c);
+/* Possible CPUs: per-CPU buffers run 0..ncpus-1. */
+unsigned int hs_capture_ncpus(const struct hs_capture *c);
+/* Per-CPU overrun + dropped events so far, from the instance's stats; -1 unreadable. */
+int hs_capture_lost_now(const struct hs_capture *c, unsigned int cpu, uint64_t *lost);
 
 /* Removes the instance and the temp files, frees everything. Safe at any stage, and on NULL. */
 void hs_capture_destroy(struct hs_capture *c);

@@ -365,9 +365,12 @@ int hs_capture_save(struct hs_capture *c, struct hs_capture_summary *sum, struct
 	struct save_ctx s = { .c = c };
 	struct hs_sbuf meta = { 0 }, cmdlines = { 0 };
 	char uname_full[512], release[128], clock[64];
-	uint64_t *sizes = calloc(c->ncpus, sizeof(*sizes));
+	uint64_t *sizes;
 	int ret;
 
+	if (!c->output[0])
+		return hs_error_set(err, HS_ERR_RUNTIME, "nothing to save: capture without output");
+	sizes = calloc(c->ncpus, sizeof(*sizes));
 	if (!sizes)
 		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
 	ret = save_formats(&s, err);

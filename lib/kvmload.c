@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "kvmload.h"
+#include "kvmstats.h"
 #include "parse.h"
 
 #define KL_MEM		0x10000
@@ -82,6 +83,8 @@ struct kl_vm {
 	int cpu;
 	uint32_t limit;
 	struct hs_gap_gen gen;
+	struct hs_kvm_stats stats;	/* fd -1 when the kernel has none */
+	uint64_t stats0[HS_KVM_STAT_N];
 	/* waker-side state */
 	uint32_t seen;
 	uint64_t deadline;
@@ -168,6 +171,15 @@ void hs_gap_gen_init(struct hs_gap_gen *g, const struct hs_gap_pattern *p, unsig
 	g->p = p;
 	g->i = 0;
 	g->rng = p->seed * 0x100000001b3ull + stream;
+	g->seq = NULL;
+	g->nseq = 0;
+}
+
+void hs_gap_gen_init_seq(struct hs_gap_gen *g, const uint64_t *seq, uint64_t n)
+{
+	memset(g, 0, sizeof(*g));
+	g->seq = seq;
+	g->nseq = n;
 }
 
 uint64_t hs_gap_gen_next(struct hs_gap_gen *g)
@@ -175,6 +187,8 @@ uint64_t hs_gap_gen_next(struct hs_gap_gen *g)
 	const struct hs_gap_pattern *p = g->p;
 	double u, x;
 
+	if (g->seq)
+		return g->nseq ? g->seq[g->i++ % g->nseq] : 0;
 	if (p->kind == HS_GAP_LIST)
 		return p->ns[g->i++ % p->n];
 	g->i++;
@@ -340,6 +354,39 @@ static int kl_vm_memory(struct kl_vm *vm, struct hs_error *err)
 	return 0;
 }
 
+/*
+ * The statistics are optional (Linux 5.14+): without them the run still
+ * counts halts and CPU time, and out->kvm_stats stays false.
+ */
+static void kl_vm_stats_start(struct kl_vm *vm)
+{
+	struct hs_error e;
+
+	if (hs_kvm_stats_open(&vm->stats, vm->vcpu_fd, &e))
+		return;
+	if (!hs_kvm_stats_complete(&vm->stats) || hs_kvm_stats_read(&vm->stats, vm->stats0, &e))
+		hs_kvm_stats_close(&vm->stats);
+}
+
+static void kl_vm_stats_end(struct kl_vm *vm)
+{
+	struct hs_kvmload_vm *o = vm->out;
+	uint64_t v[HS_KVM_STAT_N], d[HS_KVM_STAT_N];
+	struct hs_error e;
+
+	if (vm->stats.fd < 0 || hs_kvm_stats_read(&vm->stats, v, &e))
+		return;
+	for (unsigned int i = 0; i < HS_KVM_STAT_N; i++)
+		d[i] = v[i] >= vm->stats0[i] ? v[i] - vm->stats0[i] : 0;
+	o->halt_attempted_poll = d[HS_KVM_STAT_ATTEMPTED_POLL];
+	o->halt_successful_poll = d[HS_KVM_STAT_SUCCESSFUL_POLL];
+	o->halt_poll_invalid = d[HS_KVM_STAT_POLL_INVALID];
+	o->halt_poll_success_ns = d[HS_KVM_STAT_POLL_SUCCESS_NS];
+	o->halt_poll_fail_ns = d[HS_KVM_STAT_POLL_FAIL_NS];
+	o->halt_wait_ns = d[HS_KVM_STAT_WAIT_NS];
+	o->kvm_stats = true;
+}
+
 /* Order matters: the irqchip must exist before the vCPU is created. */
 static int kl_vm_setup(struct kl_vm *vm, int kvm_fd, size_t run_size, int64_t poll_ns,
 		       struct hs_error *err)
@@ -368,11 +415,13 @@ static int kl_vm_setup(struct kl_vm *vm, int kvm_fd, size_t run_size, int64_t po
 		return kl_kvm_err(err, "mmap(vcpu)");
 	vm->run = run;
 	vm->run_size = run_size;
+	kl_vm_stats_start(vm);
 	return kl_vcpu_regs(vm, err);
 }
 
 static void kl_vm_teardown(struct kl_vm *vm)
 {
+	hs_kvm_stats_close(&vm->stats);
 	if (vm->run)
 		munmap(vm->run, vm->run_size);
 	if (vm->vcpu_fd >= 0)
@@ -671,6 +720,7 @@ static int kl_group_join(struct kl_group *g, struct hs_error *err)
 
 		if (vm->started)
 			pthread_join(vm->thread, NULL);
+		kl_vm_stats_end(vm);
 		vm->out->halts = __atomic_load_n((uint32_t *)(vm->mem + KL_SEQ), __ATOMIC_ACQUIRE);
 		/* seq counts halts entered; the last increment is the exit check. */
 		if (vm->out->halts > vm->limit)
@@ -711,10 +761,14 @@ static void kl_vm_init(struct kl_vm *vm, const struct hs_kvmload_params *p, unsi
 	memset(vm, 0, sizeof(*vm));
 	vm->index = index;
 	vm->vm_fd = vm->vcpu_fd = -1;
+	vm->stats.fd = -1;
 	vm->cpu = p->vcpu_cpus ? p->vcpu_cpus[stream] : -1;
-	vm->limit = (uint32_t)p->halts;
+	vm->limit = (uint32_t)(p->seqs ? p->seqs[stream].n : p->halts);
 	vm->out = out;
-	hs_gap_gen_init(&vm->gen, &p->gaps, stream);
+	if (p->seqs)
+		hs_gap_gen_init_seq(&vm->gen, p->seqs[stream].ns, p->seqs[stream].n);
+	else
+		hs_gap_gen_init(&vm->gen, &p->gaps, stream);
 	atomic_init(&vm->state, KL_RUNNING);
 	atomic_init(&vm->stop, false);
 	out->pid = getpid();
@@ -845,6 +899,12 @@ static int kl_params_check(const struct hs_kvmload_params *p, struct hs_error *e
 {
 	if (!p->nvms)
 		return hs_error_set(err, HS_ERR_USAGE, "need at least one VM");
+	for (unsigned int i = 0; p->seqs && i < p->nvms; i++)
+		if (!p->seqs[i].n || p->seqs[i].n > HS_KVMLOAD_MAX_HALTS || !p->seqs[i].ns)
+			return hs_error_set(err, HS_ERR_USAGE, "VM %u: gap sequence must hold 1..%llu gaps",
+					    i, HS_KVMLOAD_MAX_HALTS);
+	if (p->seqs)
+		return 0;
 	if (!p->halts || p->halts > HS_KVMLOAD_MAX_HALTS)
 		return hs_error_set(err, HS_ERR_USAGE, "halts per VM must be 1..%llu",
 				    HS_KVMLOAD_MAX_HALTS);

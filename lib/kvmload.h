@@ -35,12 +35,22 @@ struct hs_gap_gen {
 	const struct hs_gap_pattern *p;
 	uint64_t i;
 	uint64_t rng;
+	const uint64_t *seq;		/* added: a recorded sequence replayed instead of p */
+	uint64_t nseq;
+};
+
+/* Added: a recorded gap sequence for one VM (haltstat replay). */
+struct hs_gap_seq {
+	const uint64_t *ns;
+	uint64_t n;
 };
 
 /* "30us,100us,600us" (cycled), "period:250us", "exp:200us" (seed set apart). */
 int hs_gap_pattern_parse(const char *spec, struct hs_gap_pattern *p, struct hs_error *err);
 /* stream: one independent sequence per vCPU (exponential patterns). */
 void hs_gap_gen_init(struct hs_gap_gen *g, const struct hs_gap_pattern *p, unsigned int stream);
+/* Added: replays seq[0..n) (cycled past the end); seq must outlive g. */
+void hs_gap_gen_init_seq(struct hs_gap_gen *g, const uint64_t *seq, uint64_t n);
 uint64_t hs_gap_gen_next(struct hs_gap_gen *g);
 
 struct hs_kvmload_params {
@@ -53,6 +63,8 @@ struct hs_kvmload_params {
 	bool fork;			/* one process per VM, as with QEMU */
 	const char *process_name;	/* comm of each VM process (fork) or of the caller; NULL keeps it */
 	uint64_t stall_ns;		/* give up when no VM halts for this long; 0: 10 s */
+	/* Added: nvms recorded sequences; VM i then halts seqs[i].n times (halts and gaps unused). */
+	const struct hs_gap_seq *seqs;
 };
 
 #define HS_KVMLOAD_MAX_HALTS 4000000000ull
@@ -65,6 +77,14 @@ struct hs_kvmload_vm {
 	uint64_t irqs;			/* interrupts the waker raised */
 	uint64_t vcpu_cpu_ns;		/* CPU time of the vCPU thread */
 	int64_t halt_poll_ns;		/* the per-VM override applied, -1 none */
+	/*
+	 * Added: the vCPU's KVM binary statistics over the run (Linux 5.14+);
+	 * kvm_stats false when they could not be read. Poll hits are
+	 * halt_successful_poll, polling CPU the success plus fail ns.
+	 */
+	bool kvm_stats;
+	uint64_t halt_attempted_poll, halt_successful_poll, halt_poll_invalid;
+	uint64_t halt_poll_success_ns, halt_poll_fail_ns, halt_wait_ns;
 };
 
 /* 0 when /dev/kvm can create VMs; else HS_ERR_KVM with the reason. */

@@ -505,6 +505,10 @@ static void hs_report_warn_losses(struct hs_report *rep)
 	if (m->skipped_events)
 		hs_report_warn(rep, "skipped %llu malformed events",
 			       (unsigned long long)m->skipped_events);
+	if (m->clamped_ts)
+		hs_report_warn(rep, "%llu events had a time stamp earlier than the one before "
+			       "on their CPU: taken as simultaneous",
+			       (unsigned long long)m->clamped_ts);
 }
 
 static void hs_report_warn_filter(struct hs_report *rep, const struct hs_report_filter *f)

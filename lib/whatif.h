@@ -26,6 +26,8 @@ struct hs_whatif_opts {
 	enum hs_kernel_era era;
 	int64_t recorded_max_ns;	/* halt_poll_ns at record time, -1 unknown */
 	int64_t grow, grow_start, shrink; /* module values, -1 unknown (era defaults) */
+	/* Added: keep the first keep_gaps times to wake of the vCPU (haltstat replay); 0 none. */
+	uint64_t keep_gaps;
 };
 
 struct hs_whatif_row {
@@ -67,6 +69,14 @@ unsigned int hs_whatif_rows(const struct hs_whatif *w, struct hs_whatif_row *row
 void hs_whatif_selfcheck(const struct hs_whatif *w, struct hs_selfcheck *out);
 /* Estimated wake-up overhead (waits' ns minus time to wake), and how. */
 uint64_t hs_whatif_wake_overhead_ns(const struct hs_whatif *w);
+/*
+ * Added for haltstat replay. The times to wake D (in halt order) the replay
+ * used, up to opts.keep_gaps of them; *total is every halt seen, so
+ * *n < *total means the kept sequence was capped. Valid after finish.
+ */
+const uint64_t *hs_whatif_gaps(const struct hs_whatif *w, uint64_t *n, uint64_t *total);
+/* The simulator parameters the candidates ran with (era, module values, Δ), at M = max_ns. */
+void hs_whatif_sim_params(const struct hs_whatif *w, uint64_t max_ns, struct hs_sim_params *p);
 /* Adds b's rows into a (same candidates), for per-VM and host totals. */
 void hs_whatif_rows_sum(struct hs_whatif_row *into, const struct hs_whatif_row *from,
 			unsigned int n);

@@ -6,6 +6,8 @@
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-build/rel}
 export HS_TOP=$PWD HS_BUILD=$PWD/$BUILD HALTSTAT=$PWD/$BUILD/haltstat
+# SANITIZE=1: leaks inside libtracecmd/libtraceevent are not ours (tests/lsan.supp)
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 passed=0 failed=0 skipped=0
 failures=()
 

@@ -28,6 +28,11 @@ check_eq bash-help-arg "top " "$(comp haltstat help t)"
 check_eq bash-record-command "bash " "$(comp haltstat record -d 1 -- bas | tr ' ' '\n' | grep -x bash | tr '\n' ' ')"
 check_eq bash-record-command-args "$TMP/d/run1.dat $TMP/d/run2.dat " "$(comp haltstat record -- sh "$TMP/d/run")"
 check_eq bash-input-files "$TMP/d/run1.dat $TMP/d/run2.dat " "$(comp haltstat report -i "$TMP/d/run")"
+check_eq bash-top-sort "halts hits " "$(comp haltstat top --sort h)"
+check_eq bash-top-sort-eq "p99 " "$(comp haltstat top --sort=p)"
+check_eq bash-top-opts "--count " "$(comp haltstat top --cou)"
+check_eq bash-top-openmetrics "$TMP/d/run1.dat $TMP/d/run2.dat " "$(comp haltstat top --openmetrics "$TMP/d/run")"
+check_eq bash-diff-opts "--json " "$(comp haltstat diff --j)"
 check_eq bash-diff-files "$TMP/d/run1.dat $TMP/d/run2.dat " "$(comp haltstat diff "$TMP/d/r")"
 # every option the bash file offers must be in the fish and zsh files too
 for o in $(bash -c '. "$1"; for c in record report advise replay top diff; do _haltstat_options $c; done' _ "$C/haltstat.bash" | tr ' ' '\n' | grep '^--.' | sort -u); do
@@ -48,6 +53,8 @@ if have fish; then
 	check_eq fish-subcommand-prefix "record replay report " "$(fc 'haltstat re')"
 	check_eq fish-objective "balanced cpu latency " "$(fc 'haltstat report --objective ')"
 	check_eq fish-report-j "--json " "$(fc 'haltstat report --j')"
+	check_eq fish-top-sort "halts hits " "$(fc 'haltstat top --sort h')"
+	check_eq fish-top-count "--count " "$(fc 'haltstat top --cou')"
 else
 	skip fish-parse "fish not installed"
 fi

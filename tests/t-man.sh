@@ -25,7 +25,7 @@ listed=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "$D/haltstat.1" | sed -n 's/^\.B
 check_eq man-exit-codes "$codes" "$listed"
 
 # Every long option a command parses appears in its page.
-for c in record report advise; do
+for c in record report advise top diff; do
 	src=$HS_TOP/cmd/$c.c
 	[ -e "$src" ] && [ -e "$D/haltstat-$c.1" ] || continue
 	missing=""

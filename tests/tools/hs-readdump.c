@@ -99,13 +99,14 @@ static int raw(const char *path, int bench)
 	int fd = open(path, O_RDONLY);
 	void *m;
 
-	if (fd < 0 || fstat(fd, &st) || !st.st_size || !c) {
-		fprintf(stderr, "hs-readdump: cannot open %s\n", path);
+	if (fd < 0 || fstat(fd, &st) || !st.st_size || !c ||
+	    (m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		fprintf(stderr, "hs-readdump: cannot open or map %s\n", path);
+		if (fd >= 0)
+			close(fd);
+		free(c);
 		return 1;
 	}
-	m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (m == MAP_FAILED)
-		return 1;
 	for (int i = 0; i < (bench ? bench : 1); i++) {
 		struct timespec a, b;
 
@@ -113,6 +114,9 @@ static int raw(const char *path, int bench)
 		clock_gettime(CLOCK_MONOTONIC, &a);
 		if (decode(path, m, st.st_size, c, &err)) {
 			fprintf(stderr, "hs-readdump: %s\n", err.msg);
+			munmap(m, st.st_size);
+			close(fd);
+			free(c);
 			return err.code;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &b);

@@ -1134,6 +1134,8 @@ static void sy_usage(FILE *f)
 		"      --start SECONDS    first timestamp (default 1000)\n"
 		"      --release STR      kernel_release recorded (default uname -r)\n"
 		"      --vm-names LIST    VM names (default vm0,vm1,...)\n"
+		"      --tid-base N       VM k's process is N + 100k, its vCPU i thread that + 1 + i\n"
+		"                         (default 5000)\n"
 		"  -o FILE                trace.dat v6 to write\n"
 		"  -t FILE                the same events as kernel trace text\n"
 		"  -j FILE                expected counts as JSON (default stdout)\n");
@@ -1234,7 +1236,7 @@ static void sy_defaults(struct sy_opts *o)
 
 enum {
 	OPT_VMM = 256, OPT_GROW, OPT_GROW_START, OPT_SHRINK, OPT_RUN, OPT_MIGRATE, OPT_NOISE,
-	OPT_GIDLE, OPT_LOST, OPT_FORMATS, OPT_START, OPT_RELEASE, OPT_NAMES,
+	OPT_GIDLE, OPT_LOST, OPT_FORMATS, OPT_START, OPT_RELEASE, OPT_NAMES, OPT_TID_BASE,
 };
 
 static const struct option sy_lopts[] = {
@@ -1259,6 +1261,7 @@ static const struct option sy_lopts[] = {
 	{ "start", required_argument, NULL, OPT_START },
 	{ "release", required_argument, NULL, OPT_RELEASE },
 	{ "vm-names", required_argument, NULL, OPT_NAMES },
+	{ "tid-base", required_argument, NULL, OPT_TID_BASE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -1287,6 +1290,7 @@ static void sy_opt(struct sy_opts *o, int c, const char *a)
 	case OPT_START: o->start_ns = (uint64_t)(sy_double(a, "start") * 1e9); break;
 	case OPT_RELEASE: o->release = a; break;
 	case OPT_NAMES: o->vm_names = a; break;
+	case OPT_TID_BASE: o->tid_base = (int)sy_u64(a, "tid base"); break;
 	case 'o': o->out = a; break;
 	case 't': o->text = a; break;
 	case 'j': o->json = a; break;

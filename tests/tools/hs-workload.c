@@ -2,7 +2,8 @@
 /*
  * hs-workload: drive K tiny KVM guests that halt on cue (lib/kvmload.c) and
  * print, as one JSON line, what they did: per VM the pid, the vCPU thread,
- * the halts the guest counted and the vCPU thread's CPU time.
+ * the halts the guest counted, the vCPU thread's CPU time and KVM's own
+ * halt-polling statistics of the vCPU (poll hits, polling time).
  */
 #include <getopt.h>
 #include <sched.h>
@@ -218,6 +219,23 @@ static long long wl_module_poll_ns(void)
 	return v;
 }
 
+/* KVM's own counters over the run (Linux 5.14+), null when unreadable. */
+static void wl_print_stats(FILE *f, const struct hs_kvmload_vm *v)
+{
+	if (!v->kvm_stats) {
+		fprintf(f, "\"kvm_stats\":null");
+		return;
+	}
+	fprintf(f, "\"kvm_stats\":{\"halt_attempted_poll\":%llu,\"halt_successful_poll\":%llu,"
+		"\"halt_poll_invalid\":%llu,\"halt_poll_success_ns\":%llu,"
+		"\"halt_poll_fail_ns\":%llu,\"halt_wait_ns\":%llu}",
+		(unsigned long long)v->halt_attempted_poll,
+		(unsigned long long)v->halt_successful_poll,
+		(unsigned long long)v->halt_poll_invalid,
+		(unsigned long long)v->halt_poll_success_ns,
+		(unsigned long long)v->halt_poll_fail_ns, (unsigned long long)v->halt_wait_ns);
+}
+
 static int wl_print(const struct wl_opts *o, const struct hs_kvmload_vm *vms, uint64_t wall_ns)
 {
 	FILE *f = o->out ? fopen(o->out, "w") : stdout;
@@ -235,13 +253,16 @@ static int wl_print(const struct wl_opts *o, const struct hs_kvmload_vm *vms, ui
 		o->p.nvms, (unsigned long long)o->p.halts, o->gaps, o->p.fork ? "true" : "false",
 		wl_module_poll_ns(), o->p.waker_cpu, (unsigned long long)wall_ns,
 		(unsigned long long)total, wall_ns ? (double)total * 1e9 / (double)wall_ns : 0.0);
-	for (unsigned int i = 0; i < o->p.nvms; i++)
+	for (unsigned int i = 0; i < o->p.nvms; i++) {
 		fprintf(f, "%s{\"index\":%u,\"pid\":%d,\"tid\":%d,\"comm\":\"%s\",\"cpu\":%d,"
-			"\"halts\":%llu,\"irqs\":%llu,\"vcpu_cpu_ns\":%llu,\"halt_poll_ns\":%lld}",
+			"\"halts\":%llu,\"irqs\":%llu,\"vcpu_cpu_ns\":%llu,\"halt_poll_ns\":%lld,",
 			i ? "," : "", i, vms[i].pid, vms[i].tid, vms[i].comm,
 			o->p.vcpu_cpus ? o->p.vcpu_cpus[i] : -1,
 			(unsigned long long)vms[i].halts, (unsigned long long)vms[i].irqs,
 			(unsigned long long)vms[i].vcpu_cpu_ns, (long long)vms[i].halt_poll_ns);
+		wl_print_stats(f, &vms[i]);
+		fputc('}', f);
+	}
 	fprintf(f, "]}\n");
 	if ((o->out ? fclose(f) : fflush(f)) != 0) {
 		perror(o->out ? o->out : "stdout");

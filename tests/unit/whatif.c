@@ -163,8 +163,92 @@ static void test_delta_nopoll(void)
 	hs_whatif_free(w);
 }
 
+/*
+ * The candidates run in a batched loop (struct of arrays) in whatif.c: it
+ * must give exactly what hs_sim_halt gives, halt by halt, for every era and
+ * module setting (shrink 3 is a real division, grow 0 keeps the window).
+ */
+static uint64_t soa_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static bool soa_case(enum hs_kernel_era era, int64_t grow, int64_t shrink)
+{
+	static const uint64_t cand[] = { 0, 7000, 15000, 33333, 200000, 5000000 };
+	const unsigned int nc = sizeof(cand) / sizeof(cand[0]), nh = 9000;
+	struct hs_whatif_row rows[HS_WHATIF_MAX_CANDIDATES];
+	struct hs_whatif_opts o = { .era = era, .era_forced = true, .recorded_max_ns = -1,
+				    .grow = grow, .grow_start = -1, .shrink = shrink,
+				    .ncandidates = nc };
+	struct hs_whatif *w;
+	uint64_t seed = 42, delta;
+	bool ok = true;
+
+	memcpy(o.candidates, cand, sizeof(cand));
+	w = hs_whatif_alloc(&o);
+	if (!w)
+		return false;
+	for (unsigned int i = 0; i < nh; i++) {
+		uint64_t r = soa_rand(&seed);
+		struct hs_wakeup wk = { .ns = r % 400000, .waited = r >> 40 & 1,
+					.valid = (r >> 41) % 50 ? 1 : 0 };
+
+		hs_whatif_halt(w, &wk, NULL, -1, true);
+	}
+	hs_whatif_finish(w, 1000000000);
+	delta = hs_whatif_wake_overhead_ns(w);
+	if (hs_whatif_rows(w, rows) != nc)
+		ok = false;
+	for (unsigned int c = 0; ok && c < nc; c++) {
+		struct hs_sim_params p;
+		struct hs_sim sim;
+		bool hit;
+
+		hs_sim_params_default(&p, era);
+		if (grow >= 0)
+			p.grow = (uint32_t)grow;
+		if (shrink >= 0)
+			p.shrink = (uint32_t)shrink;
+		p.max_ns = cand[c];
+		p.wake_overhead_ns = delta;
+		hs_sim_init(&sim, &p);
+		seed = 42;
+		for (unsigned int i = 0; i < nh; i++) {
+			uint64_t r = soa_rand(&seed), ns = r % 400000;
+			bool waited = r >> 40 & 1;
+
+			hs_sim_halt(&sim, waited ? (ns > delta ? ns - delta : 0) : ns,
+				    (r >> 41) % 50 != 0, &hit);
+		}
+		ok = rows[c].halts == sim.halts && rows[c].hits == sim.hits &&
+		     rows[c].grows == sim.grows && rows[c].shrinks == sim.shrinks &&
+		     rows[c].poll_cpu_s == sim.poll_ns / 1e9 &&
+		     rows[c].miss_cpu_s == sim.miss_poll_ns / 1e9 &&
+		     rows[c].flaps_per_s == sim.flaps / 1.0;
+	}
+	hs_whatif_free(w);
+	return ok;
+}
+
+static void test_batched_equals_sim(void)
+{
+	static const int64_t grows[] = { -1, 0, 3 }, shrinks[] = { -1, 0, 2, 3 };
+	bool ok = true;
+
+	for (int era = HS_ERA_4_4; era <= HS_ERA_6_11; era++)
+		for (unsigned int g = 0; g < 3; g++)
+			for (unsigned int s = 0; s < 4; s++)
+				ok &= soa_case((enum hs_kernel_era)era, grows[g], shrinks[s]);
+	CHECK(ok, "whatif_batched_candidates_equal_hs_sim");
+}
+
 int main(void)
 {
+	test_batched_equals_sim();
 	test_recorded();
 	test_inferred_midway();
 	test_wrong_era();

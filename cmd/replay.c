@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * haltstat replay: replays a recording's times to wake in throwaway VMs at
+ * each setting and prints the what-if's prediction next to what KVM did.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../formats/input.h"
+#include "../formats/replay_out.h"
+#include "../lib/account.h"
+#include "../lib/error.h"
+#include "../lib/kvmload.h"
+#include "../lib/parse.h"
+#include "../lib/replay.h"
+#include "../lib/sim.h"
+#include "../lib/whatif.h"
+#include "builtin.h"
+
+#define REPLAY_DEFAULT_INPUT "haltstat.dat"
+
+struct replay_params {
+	const char *input;
+	bool json;
+	bool predict_only;
+	uint64_t max_halts;
+	struct hs_replay_opts replay;
+	struct hs_account_opts acct;
+};
+
+static void replay_usage(FILE *out)
+{
+	fprintf(out,
+"usage: haltstat replay [-i FILE] [--settings LIST] [--runs N] [--max-halts N]\n"
+"                       [--max-vcpus N] [--pin | --no-pin] [--kernel-era E]\n"
+"                       [--predict-only] [--json]\n"
+"\n"
+"Replays each recorded vCPU's times to wake in a throwaway VM (needs /dev/kvm)\n"
+"at each halt_poll_ns through KVM_CAP_HALT_POLL, and prints the what-if's\n"
+"predicted hit rate and polling CPU next to the ones KVM measured.\n"
+"\n"
+"  -i, --input FILE        recording to read (default " REPLAY_DEFAULT_INPUT "; - reads stdin)\n"
+"      --settings LIST     halt_poll_ns values, e.g. 0,50000,200000\n"
+"                          (default: the recorded one, 50000, 200000, 400000)\n"
+"      --runs N            runs per setting (default %d, at most %d)\n"
+"      --max-halts N       halts replayed per vCPU, the first ones (default %d)\n"
+"      --max-vcpus N       VMs at most (default: one per CPU)\n"
+"      --pin, --no-pin     pin the waker and the vCPUs apart (default: pin with >= 2 CPUs)\n"
+"      --kernel-era E      predict with this kernel's algorithm: 4.4, 5.x, 6.1 or 6.11\n"
+"      --predict-only      no VMs: the predictions alone\n"
+"      --json              JSON output\n"
+"  -h, --help              this help\n",
+		HS_REPLAY_DEFAULT_RUNS, HS_REPLAY_MAX_RUNS, HS_REPLAY_DEFAULT_MAX_HALTS);
+}
+
+enum {
+	OPT_SETTINGS = 256, OPT_RUNS, OPT_MAX_HALTS, OPT_MAX_VCPUS, OPT_PIN, OPT_NO_PIN,
+	OPT_ERA, OPT_PREDICT_ONLY, OPT_JSON,
+};
+
+static const struct option replay_options[] = {
+	{ "input",		required_argument,	NULL, 'i' },
+	{ "settings",		required_argument,	NULL, OPT_SETTINGS },
+	{ "runs",		required_argument,	NULL, OPT_RUNS },
+	{ "max-halts",		required_argument,	NULL, OPT_MAX_HALTS },
+	{ "max-vcpus",		required_argument,	NULL, OPT_MAX_VCPUS },
+	{ "pin",		no_argument,		NULL, OPT_PIN },
+	{ "no-pin",		no_argument,		NULL, OPT_NO_PIN },
+	{ "kernel-era",		required_argument,	NULL, OPT_ERA },
+	{ "predict-only",	no_argument,		NULL, OPT_PREDICT_ONLY },
+	{ "json",		no_argument,		NULL, OPT_JSON },
+	{ "help",		no_argument,		NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void replay_defaults(struct replay_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->input = REPLAY_DEFAULT_INPUT;
+	p->max_halts = HS_REPLAY_DEFAULT_MAX_HALTS;
+	p->replay.runs = HS_REPLAY_DEFAULT_RUNS;
+	p->replay.pin = -1;
+	p->acct.whatif.recorded_max_ns = -1;
+	p->acct.whatif.grow = -1;
+	p->acct.whatif.grow_start = -1;
+	p->acct.whatif.shrink = -1;
+}
+
+static int replay_parse_settings(struct replay_params *p, const char *arg)
+{
+	int n = hs_parse_u64_list(arg, p->replay.settings, HS_REPLAY_MAX_SETTINGS);
+
+	if (n <= 0)
+		return cmd_usage_error("replay", "bad --settings '%s' (at most %d comma-separated ns values)",
+				       arg, HS_REPLAY_MAX_SETTINGS);
+	for (int i = 0; i < n; i++)
+		if (p->replay.settings[i] > UINT32_MAX)
+			return cmd_usage_error("replay", "--settings: %llu is above KVM_CAP_HALT_POLL's 2^32-1",
+					       (unsigned long long)p->replay.settings[i]);
+	p->replay.nsettings = (unsigned int)n;
+	return 0;
+}
+
+static int replay_parse_count(const char *opt, const char *arg, uint64_t max, uint64_t *v)
+{
+	if (hs_parse_u64(arg, v) || !*v || *v > max)
+		return cmd_usage_error("replay", "bad --%s '%s' (1 to %llu)", opt, arg,
+				       (unsigned long long)max);
+	return 0;
+}
+
+static int replay_parse_one(struct replay_params *p, int opt, const char *arg)
+{
+	uint64_t v = 0;
+	int ret;
+
+	switch (opt) {
+	case 'i': p->input = arg; return 0;
+	case OPT_SETTINGS: return replay_parse_settings(p, arg);
+	case OPT_RUNS:
+		ret = replay_parse_count("runs", arg, HS_REPLAY_MAX_RUNS, &v);
+		p->replay.runs = (unsigned int)v;
+		return ret;
+	case OPT_MAX_HALTS:
+		return replay_parse_count("max-halts", arg, HS_REPLAY_MAX_HALTS, &p->max_halts);
+	case OPT_MAX_VCPUS:
+		ret = replay_parse_count("max-vcpus", arg, HS_REPLAY_MAX_VCPUS, &v);
+		p->replay.max_vcpus = (unsigned int)v;
+		return ret;
+	case OPT_PIN: p->replay.pin = 1; return 0;
+	case OPT_NO_PIN: p->replay.pin = 0; return 0;
+	case OPT_ERA:
+		if (hs_kernel_era_parse(arg, &p->acct.whatif.era))
+			return cmd_usage_error("replay", "bad --kernel-era '%s' (4.4, 5.x, 6.1 or 6.11)", arg);
+		p->acct.whatif.era_forced = true;
+		return 0;
+	case OPT_PREDICT_ONLY: p->predict_only = true; return 0;
+	case OPT_JSON: p->json = true; return 0;
+	default: return cmd_usage_error("replay", "unknown option");
+	}
+}
+
+/* Returns 0 to go on, -1 after --help, or an exit status. */
+static int replay_parse_args(int argc, char **argv, struct replay_params *p)
+{
+	int opt, ret;
+
+	replay_defaults(p);
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":i:h", replay_options, NULL)) != -1) {
+		if (opt == 'h') {
+			replay_usage(stdout);
+			return -1;
+		}
+		if (opt == ':')
+			return cmd_usage_error("replay", "option '%s' needs a value", argv[optind - 1]);
+		if (opt == '?')
+			return cmd_usage_error("replay", "unknown option '%s'", argv[optind - 1]);
+		ret = replay_parse_one(p, opt, optarg);
+		if (ret)
+			return ret;
+	}
+	if (optind < argc)
+		return cmd_usage_error("replay", "unexpected argument '%s'", argv[optind]);
+	/* the accounting's own what-if table is not shown: one row keeps it cheap */
+	p->acct.whatif.ncandidates = 1;
+	p->acct.whatif.keep_gaps = p->max_halts;
+	return 0;
+}
+
+static struct hs_account *replay_read(const struct replay_params *p, struct hs_error *err)
+{
+	struct hs_account *acct = hs_account_alloc(&p->acct);
+	int ret;
+
+	if (!acct) {
+		hs_error_set(err, HS_ERR_RUNTIME, "cannot set up the accounting: out of memory");
+		return NULL;
+	}
+	ret = hs_input_read(p->input, acct, err);
+	if (ret) {
+		if (!err->code)
+			hs_error_set(err, ret, "cannot read %s", p->input);
+		hs_account_free(acct);
+		return NULL;
+	}
+	hs_account_finish(acct);
+	return acct;
+}
+
+static int replay_write(const struct replay_params *p, const struct hs_replay *r)
+{
+	struct hs_error err;
+	int ret;
+
+	errno = 0;
+	ret = p->json ? hs_replay_write_json(stdout, r, p->input) :
+		hs_replay_write_text(stdout, r, p->input, NULL);
+	if (!ret)
+		return 0;
+	hs_error_set(&err, ret, "cannot write standard output: %s",
+		     errno ? strerror(errno) : "write error");
+	return cmd_fail(&err);
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct replay_params p;
+	struct hs_account *acct;
+	struct hs_replay r;
+	struct hs_error err;
+	int ret;
+
+	ret = replay_parse_args(argc, argv, &p);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	hs_error_clear(&err);
+	/* before reading a long recording: without KVM there is nothing to do */
+	if (!p.predict_only && hs_kvmload_check(&err))
+		return cmd_fail(&err);
+	acct = replay_read(&p, &err);
+	if (!acct)
+		return cmd_fail(&err);
+	ret = hs_replay_prepare(&r, acct, &p.replay, &err);
+	if (!ret && !p.predict_only)
+		ret = hs_replay_run(&r, &err);
+	if (ret)
+		ret = cmd_fail(&err);
+	else
+		ret = replay_write(&p, &r);
+	hs_replay_free(&r);
+	hs_account_free(acct);
+	return ret;
+}

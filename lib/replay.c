@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * haltstat replay (see replay.h).
+ *
+ * The prediction runs lib/sim.c over exactly the times to wake that are
+ * replayed, with the what-if's own parameters (era, module values, wake-up
+ * overhead), starting from a zero window as a fresh VM does. Without a cap
+ * that is the what-if row of the recording at that setting, halt for halt;
+ * with one it is the same replay stopped where the kept sequence ends, so
+ * predicted and measured always cover the same halts.
+ *
+ * Measured poll hits are KVM's halt_successful_poll over the halts the
+ * guest counted, and polling CPU is halt_poll_success_ns + halt_poll_fail_ns,
+ * both from the vCPU's binary statistics, so no tracing is needed.
+ */
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvmload.h"
+#include "replay.h"
+#include "sim.h"
+#include "whatif.h"
+
+const uint64_t hs_replay_default_settings[] = { 50000, 200000, 400000 };
+const unsigned int hs_replay_default_nsettings =
+	sizeof(hs_replay_default_settings) / sizeof(hs_replay_default_settings[0]);
+
+/* Below this a stalled guest is told from a long recorded gap. */
+#define HS_REPLAY_STALL_NS 10000000000ull
+
+static int replay_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void replay_settings(struct hs_replay *r)
+{
+	unsigned int n = 0, u = 0;
+
+	if (r->opts.nsettings) {
+		n = r->opts.nsettings > HS_REPLAY_MAX_SETTINGS ? HS_REPLAY_MAX_SETTINGS :
+			r->opts.nsettings;
+		memcpy(r->settings, r->opts.settings, n * sizeof(r->settings[0]));
+	} else {
+		r->settings[n++] = r->recorded_ns;
+		for (unsigned int i = 0; i < hs_replay_default_nsettings; i++)
+			r->settings[n++] = hs_replay_default_settings[i];
+	}
+	qsort(r->settings, n, sizeof(r->settings[0]), replay_u64_cmp);
+	for (unsigned int i = 0; i < n; i++)
+		if (!u || r->settings[u - 1] != r->settings[i])
+			r->settings[u++] = r->settings[i];
+	r->nsettings = u;
+}
+
+static unsigned int replay_allowed_cpus(int *cpus, unsigned int max)
+{
+	cpu_set_t set;
+	unsigned int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	return n;
+}
+
+/*
+ * The waker gets the last allowed CPU and the vCPUs the others, one each
+ * as far as they go: a waker or a second vCPU on a polling vCPU's CPU
+ * ends its polls early (single_task_running()).
+ */
+static int replay_pinning(struct hs_replay *r, unsigned int *limit, struct hs_error *err)
+{
+	int cpus[HS_REPLAY_MAX_VCPUS + 1];
+	unsigned int n = replay_allowed_cpus(cpus, HS_REPLAY_MAX_VCPUS + 1);
+
+	if (r->opts.pin == 1 && n < 2)
+		return hs_error_set(err, HS_ERR_USAGE,
+				    "--pin needs at least 2 CPUs (one for the waker), %u allowed", n);
+	r->pinned = r->opts.pin == 1 || (r->opts.pin < 0 && n >= 2);
+	r->waker_cpu = r->pinned ? cpus[n - 1] : -1;
+	*limit = r->pinned ? n - 1 : (n ? n : 1);
+	if (r->opts.max_vcpus)
+		*limit = r->opts.max_vcpus;
+	if (*limit > HS_REPLAY_MAX_VCPUS)
+		*limit = HS_REPLAY_MAX_VCPUS;
+	for (unsigned int i = 0; i < r->nvcpus; i++)
+		r->vcpus[i].cpu = r->pinned ? cpus[i % (n - 1)] : -1;
+	return 0;
+}
+
+static void replay_vcpu_fill(struct hs_replay_vcpu *rv, const struct hs_account *acct,
+			     const struct hs_vcpu_acct *v)
+{
+	const struct hs_thread_info *ti = hs_account_thread_info(acct, v->tid);
+	uint64_t total;
+
+	memset(rv, 0, sizeof(*rv));
+	rv->tid = v->tid;
+	snprintf(rv->comm, sizeof(rv->comm), "%s", ti ? ti->comm : "");
+	rv->gaps = hs_whatif_gaps(v->whatif, &rv->ngaps, &total);
+	rv->halts_recorded = total;
+	for (uint64_t i = 0; i < rv->ngaps; i++)
+		rv->gaps_sum_ns += rv->gaps[i];
+	rv->wake_overhead_ns = hs_whatif_wake_overhead_ns(v->whatif);
+	rv->whatif = v->whatif;
+	rv->cpu = -1;
+}
+
+/* The recorded setting as the self-check of the busiest vCPU replayed it. */
+static void replay_recorded(struct hs_replay *r, const struct hs_vcpu_acct *busiest)
+{
+	struct hs_sim_params p;
+	struct hs_selfcheck sc;
+
+	hs_whatif_selfcheck(busiest->whatif, &sc);
+	r->recorded_ns = sc.replayed_max_ns;
+	r->recorded_inferred = sc.max_inferred;
+	hs_whatif_sim_params(busiest->whatif, 0, &p);
+	snprintf(r->era, sizeof(r->era), "%s", hs_kernel_era_name(p.era));
+}
+
+static int replay_pick_vcpus(struct hs_replay *r, const struct hs_account *acct,
+			     struct hs_error *err)
+{
+	unsigned int n = hs_account_nvcpus(acct);
+	const struct hs_vcpu_acct *busiest = NULL;
+
+	r->vcpus = calloc(n ? n : 1, sizeof(*r->vcpus));
+	if (!r->vcpus)
+		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
+	for (unsigned int i = 0; i < n; i++) {
+		const struct hs_vcpu_acct *v = hs_account_vcpu(acct, i);
+		struct hs_replay_vcpu *rv = &r->vcpus[r->nvcpus];
+
+		if (!v->whatif)
+			continue;
+		replay_vcpu_fill(rv, acct, v);
+		if (!rv->ngaps)
+			continue;
+		if (!busiest || v->halts > busiest->halts)
+			busiest = v;
+		r->nvcpus++;
+	}
+	if (!busiest)
+		return hs_error_set(err, HS_ERR_INPUT,
+				    "no vCPU halts (kvm:kvm_vcpu_wakeup) to replay in the recording");
+	replay_recorded(r, busiest);
+	return 0;
+}
+
+static void replay_predict_one(struct hs_replay_figures *f, const struct hs_replay_vcpu *rv, uint64_t setting)
+{
+	struct hs_sim_params p;
+	struct hs_sim sim;
+
+	hs_whatif_sim_params(rv->whatif, setting, &p);
+	hs_sim_init(&sim, &p);
+	/* valid is always set on x86; the kept sequence does not carry it */
+	for (uint64_t i = 0; i < rv->ngaps; i++)
+		hs_sim_halt(&sim, rv->gaps[i], true, NULL);
+	f->halts = sim.halts;
+	f->pred_hits = sim.hits;
+	f->pred_hit_rate = sim.halts ? (double)sim.hits / sim.halts : 0;
+	f->pred_poll_cpu_s = sim.poll_ns / 1e9;
+}
+
+static void replay_predict(struct hs_replay *r)
+{
+	for (unsigned int s = 0; s < r->nsettings; s++) {
+		struct hs_replay_figures *t = &r->totals[s];
+
+		for (unsigned int v = 0; v < r->nvcpus; v++) {
+			struct hs_replay_figures *f = &r->cells[s * r->nvcpus + v];
+
+			replay_predict_one(f, &r->vcpus[v], r->settings[s]);
+			t->halts += f->halts;
+			t->pred_hits += f->pred_hits;
+			t->pred_poll_cpu_s += f->pred_poll_cpu_s;
+		}
+		t->pred_hit_rate = t->halts ? (double)t->pred_hits / t->halts : 0;
+	}
+}
+
+int hs_replay_prepare(struct hs_replay *r, const struct hs_account *acct,
+		      const struct hs_replay_opts *opts, struct hs_error *err)
+{
+	unsigned int limit;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->opts = *opts;
+	if (!r->opts.runs)
+		r->opts.runs = HS_REPLAY_DEFAULT_RUNS;
+	if (r->opts.runs > HS_REPLAY_MAX_RUNS)
+		return hs_error_set(err, HS_ERR_USAGE, "at most %d runs", HS_REPLAY_MAX_RUNS);
+	ret = replay_pick_vcpus(r, acct, err);
+	if (!ret)
+		ret = replay_pinning(r, &limit, err);
+	if (ret)
+		return ret;
+	if (r->nvcpus > limit) {
+		r->vcpus_skipped = r->nvcpus - limit;
+		r->nvcpus = limit;
+	}
+	for (unsigned int i = 0; i < r->nvcpus; i++)
+		r->vcpus_capped += r->vcpus[i].ngaps < r->vcpus[i].halts_recorded;
+	replay_settings(r);
+	r->cells = calloc((size_t)r->nsettings * r->nvcpus, sizeof(*r->cells));
+	r->totals = calloc(r->nsettings, sizeof(*r->totals));
+	if (!r->cells || !r->totals)
+		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
+	replay_predict(r);
+	return 0;
+}
+
+/* ---- running ---- */
+
+/* One run's samples: [vcpu] per vCPU, [nvcpus] the totals. */
+struct replay_samples {
+	double *hit, *poll, *cpu;	/* [(nvcpus + 1) * runs] */
+	bool measured;
+};
+
+static void replay_spread(struct hs_replay_spread *sp, const double *x, unsigned int n)
+{
+	double sum = 0, sq = 0;
+
+	memset(sp, 0, sizeof(*sp));
+	if (!n)
+		return;
+	sp->min = sp->max = x[0];
+	for (unsigned int i = 0; i < n; i++) {
+		sum += x[i];
+		sp->min = x[i] < sp->min ? x[i] : sp->min;
+		sp->max = x[i] > sp->max ? x[i] : sp->max;
+	}
+	sp->mean = sum / n;
+	for (unsigned int i = 0; i < n; i++)
+		sq += (x[i] - sp->mean) * (x[i] - sp->mean);
+	sp->stddev = n > 1 ? sqrt(sq / (n - 1)) : 0;
+}
+
+static void replay_sample(struct hs_replay *r, struct replay_samples *sm, unsigned int run,
+			  const struct hs_kvmload_vm *vms)
+{
+	unsigned int runs = r->opts.runs, t = r->nvcpus;
+	uint64_t halts = 0, hits = 0, poll = 0, cpu = 0;
+
+	for (unsigned int v = 0; v < r->nvcpus; v++) {
+		const struct hs_kvmload_vm *m = &vms[v];
+		uint64_t p = m->halt_poll_success_ns + m->halt_poll_fail_ns;
+
+		sm->measured &= m->kvm_stats;
+		sm->hit[v * runs + run] = m->halts ? (double)m->halt_successful_poll / m->halts : 0;
+		sm->poll[v * runs + run] = p / 1e9;
+		sm->cpu[v * runs + run] = m->vcpu_cpu_ns / 1e9;
+		halts += m->halts;
+		hits += m->halt_successful_poll;
+		poll += p;
+		cpu += m->vcpu_cpu_ns;
+	}
+	sm->hit[t * runs + run] = halts ? (double)hits / halts : 0;
+	sm->poll[t * runs + run] = poll / 1e9;
+	sm->cpu[t * runs + run] = cpu / 1e9;
+}
+
+static void replay_summarise(struct hs_replay *r, unsigned int s, const struct replay_samples *sm,
+			     const struct hs_kvmload_vm *vms)
+{
+	unsigned int runs = r->opts.runs;
+	uint64_t total = 0;
+
+	for (unsigned int v = 0; v <= r->nvcpus; v++) {
+		struct hs_replay_figures *f = v < r->nvcpus ? &r->cells[s * r->nvcpus + v] :
+			&r->totals[s];
+
+		f->measured = sm->measured;
+		replay_spread(&f->hit_rate, sm->hit + v * runs, runs);
+		replay_spread(&f->poll_cpu_s, sm->poll + v * runs, runs);
+		replay_spread(&f->vcpu_cpu_s, sm->cpu + v * runs, runs);
+		if (v < r->nvcpus) {
+			f->halts_measured = vms[v].halts;
+			total += vms[v].halts;
+		} else {
+			f->halts_measured = total;
+		}
+	}
+}
+
+static void replay_params(const struct hs_replay *r, struct hs_kvmload_params *p,
+			  struct hs_gap_seq *seqs, int64_t *poll, int *cpus)
+{
+	uint64_t longest = 0;
+
+	memset(p, 0, sizeof(*p));
+	for (unsigned int v = 0; v < r->nvcpus; v++) {
+		seqs[v].ns = r->vcpus[v].gaps;
+		seqs[v].n = r->vcpus[v].ngaps;
+		cpus[v] = r->vcpus[v].cpu;
+		for (uint64_t i = 0; i < seqs[v].n; i++)
+			longest = seqs[v].ns[i] > longest ? seqs[v].ns[i] : longest;
+	}
+	p->nvms = r->nvcpus;
+	p->seqs = seqs;
+	p->halt_poll_ns = poll;
+	p->waker_cpu = r->waker_cpu;
+	p->vcpu_cpus = r->pinned ? cpus : NULL;
+	/* a recorded idle stretch is not a stall */
+	p->stall_ns = longest > UINT64_MAX - HS_REPLAY_STALL_NS ? UINT64_MAX :
+		longest + HS_REPLAY_STALL_NS;
+}
+
+static int replay_setting(struct hs_replay *r, unsigned int s, struct hs_kvmload_params *p,
+			  int64_t *poll, struct replay_samples *sm, struct hs_kvmload_vm *vms,
+			  struct hs_error *err)
+{
+	for (unsigned int v = 0; v < r->nvcpus; v++)
+		poll[v] = (int64_t)r->settings[s];
+	sm->measured = true;
+	for (unsigned int run = 0; run < r->opts.runs; run++) {
+		uint64_t wall = 0;
+		int ret = hs_kvmload_run(p, vms, &wall, err);
+
+		r->seconds += wall / 1e9;
+		if (ret)
+			return ret;
+		replay_sample(r, sm, run, vms);
+	}
+	replay_summarise(r, s, sm, vms);
+	return 0;
+}
+
+int hs_replay_run(struct hs_replay *r, struct hs_error *err)
+{
+	size_t nsamp = (size_t)(r->nvcpus + 1) * r->opts.runs;
+	struct hs_kvmload_params p;
+	struct replay_samples sm;
+	struct hs_gap_seq *seqs;
+	struct hs_kvmload_vm *vms;
+	int64_t *poll;
+	int *cpus, ret;
+
+	ret = hs_kvmload_check(err);
+	if (ret)
+		return ret;
+	seqs = calloc(r->nvcpus, sizeof(*seqs));
+	vms = calloc(r->nvcpus, sizeof(*vms));
+	poll = calloc(r->nvcpus, sizeof(*poll));
+	cpus = calloc(r->nvcpus, sizeof(*cpus));
+	sm.hit = calloc(nsamp * 3, sizeof(double));
+	sm.poll = sm.hit ? sm.hit + nsamp : NULL;
+	sm.cpu = sm.hit ? sm.hit + 2 * nsamp : NULL;
+	if (!seqs || !vms || !poll || !cpus || !sm.hit) {
+		ret = hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
+	} else {
+		replay_params(r, &p, seqs, poll, cpus);
+		for (unsigned int s = 0; !ret && s < r->nsettings; s++)
+			ret = replay_setting(r, s, &p, poll, &sm, vms, err);
+		r->ran = !ret;
+	}
+	free(sm.hit);
+	free(cpus);
+	free(poll);
+	free(vms);
+	free(seqs);
+	return ret;
+}
+
+void hs_replay_free(struct hs_replay *r)
+{
+	free(r->vcpus);
+	free(r->cells);
+	free(r->totals);
+	r->vcpus = NULL;
+	r->cells = r->totals = NULL;
+}

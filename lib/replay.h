@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef HS_REPLAY_H
+#define HS_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "account.h"
+#include "error.h"
+
+/*
+ * haltstat replay: the times to wake the what-if derived from a recording
+ * (lib/whatif.c keeps them when opts.whatif.keep_gaps is set) are replayed
+ * in throwaway VMs (lib/kvmload.c), one per recorded vCPU, at each setting
+ * through KVM_CAP_HALT_POLL, and the real poll hits and polling time are
+ * read from each vCPU's KVM statistics, next to the what-if's prediction
+ * for the very same sequence of times to wake.
+ */
+#define HS_REPLAY_MAX_SETTINGS		16
+#define HS_REPLAY_MAX_VCPUS		64
+#define HS_REPLAY_MAX_RUNS		100
+#define HS_REPLAY_DEFAULT_RUNS		3
+#define HS_REPLAY_DEFAULT_MAX_HALTS	20000
+#define HS_REPLAY_MAX_HALTS		10000000ull
+
+extern const uint64_t hs_replay_default_settings[];
+extern const unsigned int hs_replay_default_nsettings;
+
+struct hs_replay_opts {
+	uint64_t settings[HS_REPLAY_MAX_SETTINGS];
+	unsigned int nsettings;		/* 0: the recorded one plus the defaults */
+	unsigned int runs;		/* 0: HS_REPLAY_DEFAULT_RUNS */
+	unsigned int max_vcpus;		/* 0: one per CPU (the waker's left out when pinned) */
+	int pin;			/* -1: when there are >= 2 CPUs, 0 no, 1 yes */
+};
+
+struct hs_replay_spread {
+	double mean, min, max, stddev;	/* over the runs; stddev 0 with one run */
+};
+
+struct hs_replay_figures {
+	uint64_t halts;			/* times to wake replayed */
+	/* predicted by the what-if over the same times to wake */
+	uint64_t pred_hits;
+	double pred_hit_rate;
+	double pred_poll_cpu_s;
+	/* measured, one sample per run; measured false without KVM statistics */
+	bool measured;
+	uint64_t halts_measured;	/* halts the guests counted, last run */
+	struct hs_replay_spread hit_rate;
+	struct hs_replay_spread poll_cpu_s;
+	struct hs_replay_spread vcpu_cpu_s;	/* always measured */
+};
+
+struct hs_replay_vcpu {
+	int tid;			/* in the recording */
+	char comm[64];
+	uint64_t halts_recorded;
+	uint64_t ngaps;			/* the first ngaps halts are replayed */
+	const uint64_t *gaps;		/* owned by the accounting */
+	const struct hs_whatif *whatif;	/* the same */
+	uint64_t gaps_sum_ns;
+	uint64_t wake_overhead_ns;	/* the what-if's estimate */
+	int cpu;			/* pinned to, -1 not pinned */
+};
+
+struct hs_replay {
+	struct hs_replay_opts opts;
+	uint64_t settings[HS_REPLAY_MAX_SETTINGS];	/* ascending, unique */
+	unsigned int nsettings;
+	uint64_t recorded_ns;		/* the setting replayed by the self-check */
+	bool recorded_inferred;		/* taken from the trace, not the metadata */
+	char era[16];
+	struct hs_replay_vcpu *vcpus;
+	unsigned int nvcpus;
+	unsigned int vcpus_skipped;	/* recorded vCPUs past the limit */
+	unsigned int vcpus_capped;	/* vCPUs with more halts than were kept */
+	bool pinned;
+	int waker_cpu;			/* -1 not pinned */
+	struct hs_replay_figures *cells;	/* [setting * nvcpus + vcpu] */
+	struct hs_replay_figures *totals;	/* [setting]: the vCPUs together */
+	double seconds;			/* wall time of every run */
+	bool ran;			/* hs_replay_run succeeded: measured figures are set */
+};
+
+/*
+ * From an accounting that read a recording with keep_gaps set: picks the
+ * vCPUs and settings, pins, and predicts. acct must outlive r.
+ */
+int hs_replay_prepare(struct hs_replay *r, const struct hs_account *acct,
+		      const struct hs_replay_opts *opts, struct hs_error *err);
+/* Every setting, opts.runs times: needs /dev/kvm (HS_ERR_KVM otherwise). */
+int hs_replay_run(struct hs_replay *r, struct hs_error *err);
+void hs_replay_free(struct hs_replay *r);
+
+/* The figures of setting s, vCPU v (v == nvcpus: the totals). */
+static inline const struct hs_replay_figures *hs_replay_cell(const struct hs_replay *r,
+							      unsigned int s, unsigned int v)
+{
+	return v >= r->nvcpus ? &r->totals[s] : &r->cells[s * r->nvcpus + v];
+}
+
+#endif

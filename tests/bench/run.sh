@@ -1,0 +1,115 @@
+#!/bin/bash
+# make bench: haltstat report against trace-cmd report on the same inputs,
+# side by side: a >= 3 M event trace.dat from hs-synth (with sched_switch
+# noise) as uncompressed v6, as zstd v7 (trace-cmd convert) and as kernel
+# text, plus 100 k and 10 M event files for peak RSS. Warm page cache (one
+# untimed run first), median of HS_BENCH_RUNS (3) runs. Then the recorder
+# benchmark (tests/bench/record.sh). Inputs go to HS_BENCH_DIR (kept when
+# given, so a second run skips generating them; else a temporary dir).
+cd "$(dirname "$0")/../.." || exit 1
+BUILD=${BUILD:-build/rel}
+HALTSTAT=${HALTSTAT:-$PWD/$BUILD/haltstat}
+SYNTH=$PWD/$BUILD/tests/tools/hs-synth
+RUNS=${HS_BENCH_RUNS:-3}
+
+for f in "$HALTSTAT" "$SYNTH" /usr/bin/time; do
+	[ -x "$f" ] || { echo "bench: $f missing (make BUILD=$BUILD first)"; exit 1; }
+done
+have_tc=1
+command -v trace-cmd >/dev/null 2>&1 || have_tc=0
+if [ -n "$HS_BENCH_DIR" ]; then
+	D=$HS_BENCH_DIR; mkdir -p "$D" || exit 1
+else
+	D=$(mktemp -d /tmp/haltstat-bench.XXXXXX); trap 'rm -rf "$D"' EXIT
+fi
+
+# gen NAME SYNTH-ARGS...: NAME.dat (+ NAME.json expected counts), once
+gen() {
+	local n=$1; shift
+	[ -s "$D/$n.dat" ] && [ -s "$D/$n.json" ] && return 0
+	echo "bench: generating $n ($*)"
+	"$SYNTH" -s 1 "$@" -o "$D/$n.dat" -j "$D/$n.json" >/dev/null 2>"$D/gen.err" ||
+		{ echo "bench: hs-synth failed: $(head -c 300 "$D/gen.err")"; exit 1; }
+}
+events_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["events"])' "$1"; }
+
+T0=$(date +%s)
+[ -s "$D/big.txt" ] || rm -f "$D/big.dat"
+gen big -v 8 -V 2 -H 250000 -g exp:150us -c 4 --noise 5000 -t "$D/big.txt"
+gen small -v 4 -V 1 -H 16000 -g exp:150us -c 2 --noise 2000
+gen huge -v 8 -V 2 -H 630000 -g exp:150us -c 4 --noise 5000
+if [ $have_tc = 1 ] && [ ! -s "$D/big.v7.dat" ]; then
+	echo "bench: converting big.dat to v7 zstd"
+	trace-cmd convert -i "$D/big.dat" -o "$D/big.v7.dat" --file-version 7 --compression zstd \
+		>/dev/null 2>&1 || rm -f "$D/big.v7.dat"
+fi
+T1=$(date +%s)
+
+# timed CMD...: one run, prints "SECONDS PEAK_RSS_KB"
+timed() {
+	local s e
+	s=$(date +%s%N)
+	/usr/bin/time -f "%M" -o "$D/time.out" "$@" >/dev/null 2>"$D/cmd.err" || {
+		echo "bench: failed: $* ($(head -c 200 "$D/cmd.err"))" >&2; echo "999999999 0"; return; }
+	e=$(date +%s%N)
+	echo "$(( (e - s) / 1000 )) $(tail -1 "$D/time.out")"
+}
+# measure N CMD...: warm run, then median seconds and max RSS (MiB) of N runs
+measure() {
+	local n=$1 i; shift
+	"$@" >/dev/null 2>&1
+	for ((i = 0; i < n; i++)); do timed "$@"; done | sort -n | awk -v n="$n" '
+		{ t[NR] = $1; if ($2 > r) r = $2; if ($1 == 999999999) f = 1 }
+		END { m = t[int((n + 1) / 2)]; if (f) { print "failed 0"; exit }
+		      printf "%.3f %.1f\n", m / 1e6, r / 1024 }'
+}
+
+printf '\n%-24s %10s %11s %11s %8s %10s %9s\n' input events haltstat_s trace-cmd_s ratio "M ev/s" "RSS MiB"
+declare -A HS_T TC_T RSS EVS
+row() {	# row KEY LABEL FILE EVENTS TC_RUNS [env...]
+	local key=$1 label=$2 f=$3 ev=$4 tcruns=$5; shift 5
+	local hs tc="" ratio="-"
+	read -r hs rss < <(measure "$RUNS" env "$@" "$HALTSTAT" report -i "$f" -o /dev/null)
+	if [ "$hs" = failed ]; then
+		printf '%-24s %10d %11s\n' "$label" "$ev" failed; HS_T[$key]=failed; return
+	fi
+	if [ "$tcruns" -gt 0 ] && [ $have_tc = 1 ]; then
+		read -r tc _ < <(measure "$tcruns" sh -c 'trace-cmd report "$1" >/dev/null 2>&1' sh "$f")
+		ratio=$(awk -v a="$tc" -v b="$hs" 'BEGIN { printf "%.1fx", a / b }')
+	fi
+	HS_T[$key]=$hs; TC_T[$key]=$tc; RSS[$key]=$rss; EVS[$key]=$ev
+	printf '%-24s %10d %11s %11s %8s %10.1f %9s\n' "$label" "$ev" "$hs" "${tc:--}" "$ratio" \
+		"$(awk -v e="$ev" -v t="$hs" 'BEGIN { print e / t / 1e6 }')" "$rss"
+}
+BIG=$(events_of "$D/big.json"); SMALL=$(events_of "$D/small.json"); HUGE=$(events_of "$D/huge.json")
+LINES=$(grep -c '' "$D/big.txt")
+row v6 "big v6 trace.dat" "$D/big.dat" "$BIG" "$RUNS"
+row v6one "  same, 1 thread" "$D/big.dat" "$BIG" 0 HALTSTAT_THREADS=1
+[ -s "$D/big.v7.dat" ] && row v7 "big v7 zstd" "$D/big.v7.dat" "$BIG" "$RUNS"
+row txt "big kernel text (lines)" "$D/big.txt" "$LINES" 0
+row small "100k v6 trace.dat" "$D/small.dat" "$SMALL" "$RUNS"
+row huge "10M v6 trace.dat" "$D/huge.dat" "$HUGE" 1
+printf '(inputs generated in %d s; events = records in the file, sched_switch noise included)\n' $((T1 - T0))
+
+# verdict TEXT AWK-CONDITION KEY: KEY's haltstat run must have worked
+verdict() {
+	if ! [[ ${HS_T[$3]} =~ ^[0-9.]+$ ]]; then echo "  FAILED  $1 (haltstat report failed)"
+	elif awk "BEGIN { exit !($2) }"; then echo "  met     $1"
+	else echo "  NOT MET $1"; fi
+}
+echo
+echo "targets:"
+verdict "v6 >= 30x trace-cmd report (${TC_T[v6]:-?} / ${HS_T[v6]} s)" \
+	"${TC_T[v6]:-0} / ${HS_T[v6]} >= 30" v6
+verdict "v6 >= 20 M events/s warm" "${EVS[v6]} / ${HS_T[v6]} >= 20e6" v6
+[ -n "${HS_T[v7]}" ] && verdict "v7 zstd >= 3x trace-cmd report (${TC_T[v7]:-?} / ${HS_T[v7]} s)" \
+	"${TC_T[v7]:-0} / ${HS_T[v7]} >= 3" v7
+verdict "text >= 5 M lines/s" "${EVS[txt]} / ${HS_T[txt]} >= 5e6" txt
+verdict "peak RSS < 32 MiB at 100k events (${RSS[small]} MiB)" "${RSS[small]} < 32" small
+verdict "peak RSS < 32 MiB at 10M events (${RSS[huge]} MiB)" "${RSS[huge]} < 32" huge
+for k in v6 v7 txt; do
+	[ -n "${RSS[$k]}" ] && verdict "peak RSS < 32 MiB on $k (${RSS[$k]} MiB)" "${RSS[$k]} < 32" $k
+done
+echo
+bash tests/bench/record.sh
+echo "bench: total $(( $(date +%s) - T0 )) s"

@@ -1,0 +1,164 @@
+#!/bin/bash
+# trace.dat readers (formats/tracedat_read.c v6, formats/tracecmd_read.c v7).
+# Oracles: the synthetic writer's own tally (tests/tools/hs-mkdat.py), and
+# trace-cmd report on the same files; v6 and v7 of the same events must agree.
+. "$(dirname "$0")/lib.sh"
+RD=$HS_BUILD/tests/tools/hs-readdump
+export LSAN_OPTIONS=suppressions=$HS_TOP/tests/lsan-tracelibs.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
+MK="python3 $HS_TOP/tests/tools/hs-mkdat.py"
+CUTS="python3 $HS_TOP/tests/tools/hs-datcuts.py"
+[ -x "$RD" ] || { fail tracedat-tool "missing $RD"; exit 0; }
+have python3 || { skip tracedat "python3 missing"; exit 0; }
+
+counts() { grep -E '^(count|total) ' "$1" | sort; }
+val() { awk -v k="$2" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$1"; }
+# per event and CPU counts as trace-cmd report prints them
+tc_counts() {
+	trace-cmd report -i "$1" 2>/dev/null | awk '
+		{ for (i = 1; i <= NF; i++) if ($i ~ /^(kvm_vcpu_wakeup|kvm_halt_poll_ns|cpu_idle|guest_halt_poll_ns):$/) {
+			cpu = ""; for (j = 1; j < i; j++) if ($j ~ /^\[[0-9]+\]$/) cpu = $j
+			gsub(/[\[\]:]/, "", cpu); name = $i; sub(/:$/, "", name)
+			c["count " name " cpu" (cpu + 0)]++; t++ } }
+		END { for (k in c) print k, c[k]; print "total", t + 0 }' | sort
+}
+
+# 1. synthetic files: counts, losses, skipped pages, clamping, layouts
+synth() {
+	local name=$1; shift
+	$MK "$TMP/$name.dat" --events 3000 "$@" >"$TMP/$name.exp" || { fail "synth-$name" "generator failed"; return 1; }
+	if ! "$RD" --raw "$TMP/$name.dat" >"$TMP/$name.out" 2>"$TMP/$name.err"; then
+		fail "synth-$name" "$(cat "$TMP/$name.err")"; return 1
+	fi
+	check_eq "synth-$name-counts" "$(counts "$TMP/$name.exp")" "$(counts "$TMP/$name.out")"
+	check_eq "synth-$name-order" 0 "$(val "$TMP/$name.out" order_bad)"
+}
+synth plain
+synth extend --extend --long --cpus 3
+synth bigendian --big-endian --extend --long
+synth novalid --no-valid
+synth manycpus --cpus 16 --events 20000
+synth missed --missed
+check_eq missed-known "$(val "$TMP/missed.exp" lost_known)" "$(val "$TMP/missed.out" lost_known)"
+check_eq missed-unknown "$(val "$TMP/missed.exp" lost_unknown)" "$(val "$TMP/missed.out" lost_unknown)"
+synth badpage --badpage
+check_eq badpage-skipped "$(val "$TMP/badpage.exp" bad_pages)" "$(val "$TMP/badpage.out" skipped_pages)"
+synth backwards --backwards
+[ "$(val "$TMP/backwards.out" clamped_ts)" -gt 0 ] && ok backwards-clamped || fail backwards-clamped "no clamped timestamps"
+synth instance --instance vmhost
+check_eq instance-name vmhost "$(val "$TMP/instance.out" buffer)"
+synth trailer --trailer --missed
+check_eq trailer-lost "$(val "$TMP/trailer.exp" lost_known)" "$(val "$TMP/trailer.out" lost_known)"
+check_eq trailer-format haltstat "$(val "$TMP/trailer.out" format)"
+
+# 2. through hs_input_read and an hs_account: file, stdin, metadata
+if "$RD" "$TMP/trailer.dat" >"$TMP/acct.out" 2>"$TMP/acct.err"; then
+	exp=$(awk '$1 == "count" { n[$2] += $4 } END { for (k in n) print k, n[k] }' "$TMP/trailer.exp" | sort)
+	got=$(awk '$1 == "events" && $3 > 0 { print $2, $3 }' "$TMP/acct.out" | sort)
+	check_eq account-events "$exp" "$got"
+	check_eq account-kernel 9.9.9-trailer "$(val "$TMP/acct.out" kernel)"
+	check_eq account-param 200000 "$(val "$TMP/acct.out" halt_poll_ns)"
+	check_eq account-lost "$(val "$TMP/trailer.exp" lost_known)" "$(val "$TMP/acct.out" lost)"
+else
+	fail account "$(cat "$TMP/acct.err")"
+fi
+"$RD" "$TMP/plain.dat" >"$TMP/plainacct.out" 2>&1
+check_eq uname-release 9.9.9-synth "$(val "$TMP/plainacct.out" kernel)"
+check_eq v6-format "trace.dat v6" "$(val "$TMP/plainacct.out" format)"
+"$RD" - <"$TMP/plain.dat" >"$TMP/stdin.out" 2>&1
+check_eq stdin-v6 "$(grep ^events "$TMP/plainacct.out")" "$(grep ^events "$TMP/stdin.out")"
+
+# 3. bad input: one line naming the file, exit 3, never a signal
+bad() {
+	local name=$1 file=$2 want=$3 rc lines
+	"$RD" "$file" >/dev/null 2>"$TMP/bad.err"; rc=$?
+	lines=$(wc -l <"$TMP/bad.err")
+	if [ "$rc" -eq 3 ] && [ "$lines" -eq 1 ] && grep -q -- "$file" "$TMP/bad.err" &&
+	   grep -qi -- "$want" "$TMP/bad.err"; then ok "bad-$name"
+	else fail "bad-$name" "rc=$rc lines=$lines: $(head -c 300 "$TMP/bad.err")"; fi
+}
+: >"$TMP/empty.dat"; bad empty "$TMP/empty.dat" empty
+head -c 5000 /dev/urandom | tr -d '\n' | sed 's/^/\x01/' >"$TMP/garbage.dat"; bad garbage "$TMP/garbage.dat" "binary"
+{ printf '\x17\x08\x44tracinX6\0'; head -c 100 "$TMP/plain.dat" | tail -c 88; } >"$TMP/magic.dat"; bad magic "$TMP/magic.dat" "binary"
+for v in 5 9; do
+	{ printf '\x17\x08\x44tracing%s\0' $v; tail -c +13 "$TMP/plain.dat"; } >"$TMP/v$v.dat"
+	bad "version-$v" "$TMP/v$v.dat" "unsupported trace.dat version"
+done
+{ printf '\x17\x08\x44tracing6\0'; } >"$TMP/hdr.dat"; bad header-only "$TMP/hdr.dat" truncated
+
+# 4. truncated at every section boundary and many other offsets
+trunc() {
+	local name=$1 file=$2 step=$3 limit=${4:-0} n=0 badn=0 partial=0 rc msg
+	for off in $($CUTS "$file" "$step" "$limit"); do
+		head -c "$off" "$file" >"$TMP/cut.dat"
+		"$RD" "$TMP/cut.dat" >"$TMP/cut.out" 2>"$TMP/cut.err"; rc=$?
+		n=$((n + 1))
+		if grep -q Sanitizer "$TMP/cut.err" || [ "$rc" -ge 124 ] ||
+		   { [ "$rc" -ne 0 ] && { [ "$(wc -l <"$TMP/cut.err")" -ne 1 ] ||
+		     ! grep -qE 'truncated|corrupt|empty|binary' "$TMP/cut.err"; }; }; then
+			badn=$((badn + 1)); msg="offset $off rc $rc: $(head -c 200 "$TMP/cut.err")"
+		fi
+		[ "$rc" -eq 0 ] && partial=$((partial + 1))
+	done
+	[ "$badn" -eq 0 ] && ok "truncate-$name ($n cuts, $partial read in full)" || fail "truncate-$name" "$badn of $n: $msg"
+}
+trunc synth "$TMP/missed.dat" 8 250
+trunc instance "$TMP/instance.dat" 16 100
+
+# 5. the same events as v7 (zstd) through libtracecmd, and trace-cmd report's counts
+if have trace-cmd; then
+	for f in plain extend missed instance manycpus; do
+		trace-cmd convert --file-version 7 --compression zstd -i "$TMP/$f.dat" -o "$TMP/$f.v7" >/dev/null 2>&1 ||
+			{ fail "v7-$f" "trace-cmd convert failed"; continue; }
+		"$RD" --raw "$TMP/$f.v7" >"$TMP/$f.v7out" 2>&1
+		check_eq "v7-$f-same-events" "$(val "$TMP/$f.out" checksum) $(val "$TMP/$f.out" total)" \
+			"$(val "$TMP/$f.v7out" checksum) $(val "$TMP/$f.v7out" total)"
+		check_eq "report-$f" "$(tc_counts "$TMP/$f.dat")" "$(counts "$TMP/$f.out")"
+	done
+	check_eq v7-format "trace.dat v7 (zstd)" "$(val "$TMP/plain.v7out" format)"
+	"$RD" - <"$TMP/plain.v7" >"$TMP/stdin7.out" 2>&1
+	check_eq stdin-v7 "$(grep ^events "$TMP/plainacct.out")" "$(grep ^events "$TMP/stdin7.out")"
+	n=0; badn=0
+	sz=$(stat -c %s "$TMP/missed.v7")
+	for off in $(seq 0 $((sz / 60 + 1)) "$sz"); do
+		head -c "$off" "$TMP/missed.v7" >"$TMP/cut7.dat"
+		"$RD" --raw "$TMP/cut7.dat" >/dev/null 2>"$TMP/cut7.err"; rc=$?
+		n=$((n + 1))
+		{ grep -q Sanitizer "$TMP/cut7.err" || [ "$rc" -ge 124 ]; } && badn=$((badn + 1))
+	done
+	check_eq "truncate-v7 ($n cuts)" 0 "$badn"
+else
+	skip v7 "trace-cmd not installed"
+fi
+
+# 6. a real trace from this kernel, via trace-cmd extract -B (v7) and convert (v6)
+if need_tracefs && have trace-cmd && [ -d /sys/kernel/tracing/events/power/cpu_idle ]; then
+	inst=hs_datread_test_$$
+	dir=/sys/kernel/tracing/instances/$inst
+	if mkdir "$dir" 2>/dev/null; then
+		echo 1 >"$dir/events/power/cpu_idle/enable"
+		sleep 1
+		echo 0 >"$dir/tracing_on"
+		(cd "$TMP" && trace-cmd extract -B "$inst" -o "$TMP/real7.dat" >/dev/null 2>&1)
+		rmdir "$dir" 2>/dev/null
+		if [ -s "$TMP/real7.dat" ] && [ "$(tc_counts "$TMP/real7.dat" | tail -1)" = "total 0" ]; then
+			skip real "the instance recorded no cpu_idle events (or vanished before extract)"
+		elif [ -s "$TMP/real7.dat" ] &&
+		   trace-cmd convert --file-version 6 --compression none -i "$TMP/real7.dat" -o "$TMP/real6.dat" >/dev/null 2>&1; then
+			"$RD" --raw "$TMP/real6.dat" >"$TMP/real6.out" 2>&1
+			"$RD" --raw "$TMP/real7.dat" >"$TMP/real7.out" 2>&1
+			grep -q '^total ' "$TMP/real6.out" || fail real-v6-read "$(head -c 300 "$TMP/real6.out")"
+			check_eq real-v6-vs-report "$(tc_counts "$TMP/real6.dat")" "$(counts "$TMP/real6.out")"
+			check_eq real-v7-vs-report "$(tc_counts "$TMP/real7.dat")" "$(counts "$TMP/real7.out")"
+			check_eq real-v6-v7 "$(val "$TMP/real6.out" checksum)" "$(val "$TMP/real7.out" checksum)"
+			check_eq real-instance "$inst" "$(val "$TMP/real6.out" buffer)"
+			[ "$(val "$TMP/real6.out" total)" -gt 0 ] && ok real-has-events || fail real-has-events "no cpu_idle events"
+			trunc real "$TMP/real6.dat" 100000 60
+		else
+			fail real-extract "trace-cmd extract/convert failed"
+		fi
+	else
+		skip real "cannot create a tracefs instance"
+	fi
+else
+	skip real "needs root, tracefs, trace-cmd and power:cpu_idle"
+fi

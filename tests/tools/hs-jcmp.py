@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+import json, sys
+# jcmp.py A B [meta|ts]: compare two haltstat report --json documents, vCPUs
+# matched by tid. meta: drop what depends on metadata that only haltstat's
+# trailer carries (lost in trace-cmd convert and in text); ts: also what
+# depends on timestamps (text rounds them to microseconds).
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+mode = sys.argv[3] if len(sys.argv) > 3 else ''
+DROP = {'source', 'format'}
+if mode in ('meta', 'ts'):
+    DROP |= {'record_seconds', 'kernel', 'params', 'advice', 'selfcheck', 'vms', 'tgid', 'vm'}
+if mode == 'ts':
+    DROP |= {'duration_s', 'first_ts_ns', 'last_ts_ns', 'halts_per_s', 'flaps_per_s',
+             'poll_cpu_pct', 'mean_ns'}
+def norm(x):
+    if isinstance(x, dict):
+        out = {}
+        for k, v in x.items():
+            if k in DROP:
+                continue
+            if k == 'vcpus':
+                v = sorted(v, key=lambda t: t['tid'])
+            out[k] = norm(v)
+        return out
+    if isinstance(x, list):
+        return [norm(v) for v in x]
+    return x
+na, nb = norm(a), norm(b)
+diffs = []
+def walk(x, y, path):
+    if isinstance(x, dict) and isinstance(y, dict):
+        for k in sorted(set(x) | set(y)):
+            walk(x.get(k), y.get(k), path + '.' + k)
+    elif isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+        for i, (p, q) in enumerate(zip(x, y)):
+            walk(p, q, '%s[%d]' % (path, i))
+    elif x != y:
+        diffs.append('%s: %r != %r' % (path, x, y))
+walk(na, nb, '')
+for d in diffs[:10]:
+    print(d)
+if not na.get('vcpus'):
+    print('no vcpus'); sys.exit(1)
+sys.exit(1 if diffs else 0)
