@@ -77,30 +77,13 @@ static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 	return 0;
 }
 
-/* One input into its own accounting and report, without advice or what-if. */
+/* One input into its own report, without advice or what-if. */
 static int diff_load(const char *path, struct hs_report *rep, struct hs_error *err)
 {
 	struct hs_account_opts ao = { .no_whatif = true };
-	struct hs_advice_opts adv = { .enabled = false };
 	struct hs_report_filter all = { .vcpu = -1 };
-	struct hs_account *acct = hs_account_alloc(&ao);
-	int ret;
 
-	if (!acct)
-		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
-	ret = hs_input_read(path, acct, err);
-	if (ret) {
-		if (!err->code)
-			hs_error_set(err, ret, "cannot read %s", path);
-		hs_account_free(acct);
-		return ret;
-	}
-	hs_account_finish(acct);
-	if (hs_report_build(rep, acct, &all, &adv))
-		ret = hs_error_set(err, HS_ERR_RUNTIME, "cannot build the report of %s: out of memory",
-				   path);
-	hs_account_free(acct);
-	return ret;
+	return hs_report_load(path, &ao, &all, NULL, rep, err);
 }
 
 int cmd_diff(int argc, char **argv)

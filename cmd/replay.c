@@ -172,26 +172,6 @@ static int replay_parse_args(int argc, char **argv, struct replay_params *p)
 	return 0;
 }
 
-static struct hs_account *replay_read(const struct replay_params *p, struct hs_error *err)
-{
-	struct hs_account *acct = hs_account_alloc(&p->acct);
-	int ret;
-
-	if (!acct) {
-		hs_error_set(err, HS_ERR_RUNTIME, "cannot set up the accounting: out of memory");
-		return NULL;
-	}
-	ret = hs_input_read(p->input, acct, err);
-	if (ret) {
-		if (!err->code)
-			hs_error_set(err, ret, "cannot read %s", p->input);
-		hs_account_free(acct);
-		return NULL;
-	}
-	hs_account_finish(acct);
-	return acct;
-}
-
 static int replay_write(const struct replay_params *p, const struct hs_replay *r)
 {
 	struct hs_error err;
@@ -222,7 +202,7 @@ int cmd_replay(int argc, char **argv)
 	/* before reading a long recording: without KVM there is nothing to do */
 	if (!p.predict_only && hs_kvmload_check(&err))
 		return cmd_fail(&err);
-	acct = replay_read(&p, &err);
+	acct = hs_account_load(p.input, &p.acct, &err);
 	if (!acct)
 		return cmd_fail(&err);
 	ret = hs_replay_prepare(&r, acct, &p.replay, &err);

@@ -25,6 +25,10 @@ enum hs_input_format hs_input_detect(const unsigned char *head, size_t len);
 /* path "-" reads standard input. Returns HS_OK or an hs_status with err set. */
 int hs_input_read(const char *path, struct hs_account *acct, struct hs_error *err);
 
+/* Reads path into a fresh accounting and finishes it; NULL with err set. */
+struct hs_account *hs_account_load(const char *path, const struct hs_account_opts *opts,
+				   struct hs_error *err);
+
 /*
  * The whole read side in one call: read path into a fresh accounting, finish
  * it, and build the report model. rep is zeroed first; on success the caller
