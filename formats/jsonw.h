@@ -3,7 +3,7 @@
 #define HS_JSONW_H
 
 /*
- * Small jansson builders shared by the diff and top JSON writers: a NULL
+ * Small jansson builders shared by the JSON writers (report, replay, diff, top): a NULL
  * anywhere (out of memory) marks the document bad instead of crashing, and
  * unknown or non-finite numbers become null.
  */
