@@ -43,3 +43,57 @@ PY
 check_eq record-kvm-per-thread "$(printf 'count name\n%.0s' 1 2 3)" "$(cat cmp.out)"
 check_eq record-kvm-no-loss "" "$(grep -E 'EVENTS DROPPED|LOST' f.rep | head -3)"
 check_eq record-kvm-meta-no-loss "" "$(grep -a -E '^lost\.cpu[0-9]+=' f.dat | grep -v '=0$')"
+
+# haltstat report against trace-cmd's own decoding of the same file: exact
+# halts, hits, waits and log2 histogram per thread, p50/p99 within 1%; then
+# the same numbers from the v7 conversion and from trace-cmd's text.
+"$HALTSTAT" report -i f.dat --json --no-advice >r6.json 2>r6.err
+check_eq record-kvm-report-json 0 $?
+trace-cmd convert --file-version 7 --compression zstd -i f.dat -o f7.dat >/dev/null 2>&1 &&
+	"$HALTSTAT" report -i f7.dat --json --no-advice >r7.json 2>/dev/null
+check_eq record-kvm-report-v7 0 $?
+"$HALTSTAT" report -i f.rep --json --no-advice >rt.json 2>/dev/null
+check_eq record-kvm-report-text 0 $?
+python3 - f.rep r6.json r7.json rt.json <<'PY' >vs.out
+import json, math, re, sys
+want = {}
+pat = re.compile(r"-(\d+)\s+\[\d+\].*kvm_vcpu_wakeup:\s+(poll|wait) time (\d+) ns")
+for line in open(sys.argv[1]):
+    m = pat.search(line)
+    if not m:
+        continue
+    tid, kind, ns = int(m.group(1)), m.group(2), int(m.group(3))
+    w = want.setdefault(tid, {"halts": 0, "poll_hits": 0, "waits": 0, "ns": [], "hist": {}})
+    w["halts"] += 1
+    w["poll_hits" if kind == "poll" else "waits"] += 1
+    w["ns"].append(ns)
+    k = 0 if ns == 0 else ns.bit_length()
+    h = w["hist"].setdefault(k, [0, 0])
+    h[0 if kind == "poll" else 1] += 1
+def pct(v, q):
+    v = sorted(v)
+    return v[max(0, math.ceil(q * len(v)) - 1)]
+for path in sys.argv[2:]:
+    bad = []
+    got = {v["tid"]: v for v in json.load(open(path))["vcpus"]}
+    for tid, w in want.items():
+        g = got.get(tid)
+        if not g:
+            bad.append("tid %d missing" % tid)
+            continue
+        for key in ("halts", "poll_hits", "waits"):
+            if g[key] != w[key]:
+                bad.append("tid %d %s %d vs %d" % (tid, key, g[key], w[key]))
+        hist = {}
+        for b in g["histogram"]:
+            k = 0 if b["lo_ns"] == 0 else b["lo_ns"].bit_length()
+            hist[k] = [b["poll"], b["wait"]]
+        if hist != w["hist"]:
+            bad.append("tid %d histogram" % tid)
+        for q, key in ((0.5, "p50"), (0.99, "p99")):
+            exact = pct(w["ns"], q)
+            if abs(g["halt_ns"][key] - exact) > 0.01 * exact:
+                bad.append("tid %d %s %d vs %d" % (tid, key, g["halt_ns"][key], exact))
+    print(path, "ok" if not bad else " ".join(bad[:5]))
+PY
+check_eq record-kvm-report-exact "$(printf '%s ok\n' r6.json r7.json rt.json)" "$(cat vs.out)"
