@@ -90,13 +90,6 @@ int hs_diff_write_json(FILE *out, const struct hs_diff *d)
 {
 	struct hs_jw j = { false };
 	json_t *root = diff_json_doc(&j, d);
-	int ret = 0;
 
-	if (!root || j.bad)
-		ret = HS_ERR_RUNTIME;
-	else if (json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) ||
-		 fputc('\n', out) == EOF)
-		ret = HS_ERR_OUTPUT;
-	json_decref(root);
-	return ret;
+	return hs_jw_dump(out, &j, root, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
 }

@@ -10,10 +10,13 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
+
+#include "../lib/error.h"
 
 struct hs_jw {
 	bool bad;
@@ -77,6 +80,23 @@ static inline json_t *hs_jw_str(const char *s, size_t max)
 	v = json_stringn(copy, n);
 	free(copy);
 	return v;
+}
+
+/*
+ * Writes one document and a newline, then drops it. HS_ERR_RUNTIME when a
+ * builder ran out of memory (nothing written), HS_ERR_OUTPUT on a write error.
+ */
+static inline int hs_jw_dump(FILE *out, const struct hs_jw *j, json_t *root, size_t flags)
+{
+	int ret = 0;
+
+	if (!root || j->bad)
+		ret = HS_ERR_RUNTIME;
+	else if (json_dumpf(root, out, flags) || fputc('\n', out) == EOF || fflush(out) ||
+		 ferror(out))
+		ret = HS_ERR_OUTPUT;
+	json_decref(root);
+	return ret;
 }
 
 #endif

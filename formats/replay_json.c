@@ -108,13 +108,6 @@ int hs_replay_write_json(FILE *out, const struct hs_replay *r, const char *sourc
 {
 	struct hs_jw j = { .bad = false };
 	json_t *root = rj_root(&j, r, source);
-	int ret = 0;
 
-	if (!root || j.bad)
-		ret = HS_ERR_RUNTIME;
-	else if (json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) ||
-		 fputc('\n', out) == EOF || fflush(out) || ferror(out))
-		ret = HS_ERR_OUTPUT;
-	json_decref(root);
-	return ret;
+	return hs_jw_dump(out, &j, root, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
 }

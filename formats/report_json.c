@@ -346,13 +346,6 @@ int hs_report_write_json(FILE *out, const struct hs_report *rep)
 {
 	struct hs_jw j = { .bad = false };
 	json_t *root = report_json(&j, rep);
-	int ret = HS_OK;
 
-	if (!root || j.bad)
-		ret = HS_ERR_RUNTIME;
-	else if (json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) ||
-		 fputc('\n', out) == EOF || fflush(out) || ferror(out))
-		ret = HS_ERR_OUTPUT;
-	json_decref(root);
-	return ret;
+	return hs_jw_dump(out, &j, root, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
 }

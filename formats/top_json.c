@@ -108,13 +108,6 @@ int hs_top_write_json(FILE *out, const struct hs_top_view *v)
 {
 	struct hs_jw j = { false };
 	json_t *root = top_json_doc(&j, v);
-	int ret = 0;
 
-	if (!root || j.bad)
-		ret = HS_ERR_RUNTIME;
-	else if (json_dumpf(root, out, JSON_COMPACT | JSON_REAL_PRECISION(13)) ||
-		 fputc('\n', out) == EOF || fflush(out))
-		ret = HS_ERR_OUTPUT;
-	json_decref(root);
-	return ret;
+	return hs_jw_dump(out, &j, root, JSON_COMPACT | JSON_REAL_PRECISION(13));
 }
