@@ -23,7 +23,7 @@
 #define SVG_WHATIF_H	400.0
 #define SVG_MAX_PANELS	64
 #define SVG_MAX_WARN	6
-#define SVG_MAX_ADVICE	10
+#define SVG_MAX_ADVICE	24
 #define SVG_PER_VM_ABOVE 8
 
 #define COL_POLL	"#1f77b4"
@@ -512,20 +512,43 @@ static void svg_header(struct svg *s)
 	s->y += 34;
 }
 
+/* 11px text is about 6.2px a character: wrap to the drawing's width. */
+#define SVG_ADVICE_CHARS ((size_t)((SVG_W - SVG_LEFT - SVG_RIGHT) / 6.2))
+
+/*
+ * The next line of the advice text starting at *t, at most SVG_ADVICE_CHARS
+ * long and broken at a space where it can be; *t moves past it.
+ */
+static size_t svg_advice_line(const char **t)
+{
+	const char *p = *t;
+	size_t len = strcspn(p, "\n");
+
+	if (len > SVG_ADVICE_CHARS) {
+		size_t cut = SVG_ADVICE_CHARS;
+
+		while (cut > SVG_ADVICE_CHARS / 2 && p[cut] != ' ')
+			cut--;
+		len = p[cut] == ' ' ? cut : SVG_ADVICE_CHARS;
+	}
+	*t = p + len;
+	while (**t == ' ' || **t == '\n')
+		(*t)++;
+	return len;
+}
+
 static void svg_advice_text(struct svg *s)
 {
 	const char *t = s->rep->advice.text;
 
 	for (unsigned int n = 0; t && *t && n < SVG_MAX_ADVICE; n++) {
-		size_t len = strcspn(t, "\n");
+		const char *line = t;
+		size_t len = svg_advice_line(&t);
 
 		fprintf(s->out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">", SVG_LEFT, s->y);
-		hs_esc_xml(s->out, t, len);
+		hs_esc_xml(s->out, line, len);
 		fputs("</text>\n", s->out);
 		s->y += 15;
-		t += len;
-		if (*t == '\n')
-			t++;
 	}
 }
 
@@ -535,8 +558,8 @@ static double svg_height(const struct svg *s, double header)
 	const char *t = s->rep->advice.text;
 
 	if (s->show_advice && t)
-		for (nlines = 1; *t && nlines < SVG_MAX_ADVICE; t++)
-			nlines += *t == '\n' && t[1];
+		for (; *t && nlines < SVG_MAX_ADVICE; nlines++)
+			svg_advice_line(&t);
 	return header + s->npanels * SVG_PANEL_H + (s->nhidden ? 20 : 0) + SVG_WHATIF_H +
 	       nlines * 15 + 20;
 }
