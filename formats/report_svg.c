@@ -385,10 +385,41 @@ static void svg_whatif_axes(const struct svg *s, const struct svg_plot *pl)
 		fin(pl->left - 50), fin((pl->top + pl->bottom) / 2));
 }
 
+static bool svg_same_spot(const struct svg_plot *pl, const struct hs_whatif_row *a,
+			  const struct hs_whatif_row *b)
+{
+	return fabs(plot_x(pl, a->poll_cpu_s) - plot_x(pl, b->poll_cpu_s)) < 2 &&
+	       fabs(plot_y(pl, a->hit_rate) - plot_y(pl, b->hit_rate)) < 2;
+}
+
+/* One label for rows[0..n): the value, or the range, and what it is. */
+static void svg_whatif_label(const struct svg *s, double x, double y,
+			     const struct hs_whatif_row *rows, unsigned int n, int64_t suggest,
+			     int64_t current, bool below)
+{
+	bool chosen = false, is_current = false;
+	char label[96], range[48];
+
+	for (unsigned int k = 0; k < n; k++) {
+		chosen |= suggest >= 0 && rows[k].halt_poll_ns == (uint64_t)suggest;
+		is_current |= current >= 0 && rows[k].halt_poll_ns == (uint64_t)current;
+	}
+	if (n > 1)
+		snprintf(range, sizeof(range), "%.4g-%.4gus", (double)rows[0].halt_poll_ns / 1e3,
+			 (double)rows[n - 1].halt_poll_ns / 1e3);
+	else
+		snprintf(range, sizeof(range), "%.4gus", (double)rows[0].halt_poll_ns / 1e3);
+	snprintf(label, sizeof(label), "%s%s%s", range, chosen ? " suggested" : "",
+		 is_current ? " (current)" : "");
+	/* alternate sides: neighbouring candidates often sit close together */
+	svg_text(s, x + 6, y + (below ? 16 : -8),
+		 chosen ? "font-size=\"11\" font-weight=\"bold\" fill=\"" COL_SUGGEST "\""
+			: "font-size=\"10\"", label);
+}
+
 static void svg_whatif_points(const struct svg *s, const struct svg_plot *pl, int64_t suggest)
 {
 	const struct hs_report *rep = s->rep;
-	char label[64];
 
 	fputs("<polyline fill=\"none\" stroke=\"" COL_AXIS "\" stroke-width=\"1.5\" points=\"", s->out);
 	for (unsigned int i = 0; i < rep->n_host_what_if; i++)
@@ -396,7 +427,7 @@ static void svg_whatif_points(const struct svg *s, const struct svg_plot *pl, in
 			plot_x(pl, rep->host_what_if[i].poll_cpu_s),
 			plot_y(pl, rep->host_what_if[i].hit_rate));
 	fputs("\"/>\n", s->out);
-	for (unsigned int i = 0; i < rep->n_host_what_if; i++) {
+	for (unsigned int i = 0, first = 0; i < rep->n_host_what_if; i++) {
 		const struct hs_whatif_row *r = &rep->host_what_if[i];
 		double x = plot_x(pl, r->poll_cpu_s), y = plot_y(pl, r->hit_rate);
 		bool chosen = suggest >= 0 && r->halt_poll_ns == (uint64_t)suggest;
@@ -404,20 +435,22 @@ static void svg_whatif_points(const struct svg *s, const struct svg_plot *pl, in
 			       r->halt_poll_ns == (uint64_t)rep->meta.halt_poll_ns;
 
 		fprintf(s->out, "<circle class=\"candidate\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
-			"fill=\"" COL_POLL "\"><title>%.1f%% hits, %.4g CPU s</title></circle>\n",
-			x, y, clampd(r->hit_rate, 0, 1) * 100, fin(r->poll_cpu_s));
+			"fill=\"" COL_POLL "\"><title>%.4gus: %.1f%% hits, %.4g CPU s</title></circle>\n",
+			x, y, (double)r->halt_poll_ns / 1e3, clampd(r->hit_rate, 0, 1) * 100,
+			fin(r->poll_cpu_s));
 		if (current)
 			fprintf(s->out, "<rect class=\"current\" x=\"%.1f\" y=\"%.1f\" width=\"12\" "
 				"height=\"12\" fill=\"none\" stroke=\"" COL_AXIS "\"/>\n", x - 6, y - 6);
 		if (chosen)
 			fprintf(s->out, "<circle class=\"suggested\" cx=\"%.1f\" cy=\"%.1f\" r=\"9\" "
 				"fill=\"none\" stroke=\"" COL_SUGGEST "\" stroke-width=\"3\"/>\n", x, y);
-		snprintf(label, sizeof(label), "%.4gus%s%s", (double)r->halt_poll_ns / 1e3,
-			 chosen ? " suggested" : "", current ? " (current)" : "");
-		/* alternate sides: neighbouring candidates often sit close together */
-		svg_text(s, x + 6, y + (i % 2 ? 16 : -8),
-			 chosen ? "font-size=\"11\" font-weight=\"bold\" fill=\"" COL_SUGGEST "\""
-				: "font-size=\"10\"", label);
+		/* candidates that land on the same spot share one label, "LO-HIus" */
+		if (i + 1 < rep->n_host_what_if &&
+		    svg_same_spot(pl, r, &rep->host_what_if[i + 1]))
+			continue;
+		svg_whatif_label(s, x, y, rep->host_what_if + first, i - first + 1, suggest,
+				 rep->meta.halt_poll_ns, (i % 2) != 0);
+		first = i + 1;
 	}
 }
 
