@@ -35,7 +35,6 @@ struct hs_vcpu_acct {
 	uint64_t unknown_waits;	/* waits with the window not yet known */
 	uint64_t invalid;	/* valid == 0 */
 	uint64_t poll_ns;	/* hits' ns plus misses' window */
-	struct hs_hist all;	/* halt durations, every halt */
 	uint64_t log2_poll[HS_LOG2_BUCKETS];
 	uint64_t log2_wait[HS_LOG2_BUCKETS];
 	uint64_t *linear_poll;	/* linear_entries + 1 (last = overflow), or NULL */
@@ -55,6 +54,8 @@ struct hs_vcpu_acct {
 
 	uint64_t first_ts, last_ts;
 	struct hs_whatif *whatif;	/* NULL when opts.no_whatif */
+	/* last: 64 KiB that would otherwise push the hot counters apart */
+	struct hs_hist all;	/* halt durations, every halt */
 };
 
 #define HS_IDLE_STATES 8
