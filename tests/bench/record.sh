@@ -28,8 +28,11 @@ import os, sys
 a, b = os.pipe(), os.pipe()
 if os.fork() == 0:
     os.close(a[1]); os.close(b[0])
-    while os.read(a[0], 1):    # EOF once the parent is killed
-        os.write(b[1], b"x")
+    try:
+        while os.read(a[0], 1):    # EOF once the parent is killed
+            os.write(b[1], b"x")
+    except BrokenPipeError:
+        pass
     sys.exit(0)
 os.close(a[0]); os.close(b[1])
 while True:
