@@ -934,3 +934,16 @@ int hs_kvmload_run(const struct hs_kvmload_params *p, struct hs_kvmload_vm *vms,
 		*wall_ns = kl_now() - t0;
 	return r;
 }
+
+unsigned int hs_kvmload_allowed_cpus(int *cpus, unsigned int max)
+{
+	cpu_set_t set;
+	unsigned int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	return n;
+}

@@ -14,7 +14,6 @@
  * both from the vCPU's binary statistics, so no tracing is needed.
  */
 #include <math.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,19 +57,6 @@ static void replay_settings(struct hs_replay *r)
 	r->nsettings = u;
 }
 
-static unsigned int replay_allowed_cpus(int *cpus, unsigned int max)
-{
-	cpu_set_t set;
-	unsigned int n = 0;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return 0;
-	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
-		if (CPU_ISSET(c, &set))
-			cpus[n++] = c;
-	return n;
-}
-
 /*
  * The waker gets the last allowed CPU and the vCPUs the others, one each
  * as far as they go: a waker or a second vCPU on a polling vCPU's CPU
@@ -79,7 +65,7 @@ static unsigned int replay_allowed_cpus(int *cpus, unsigned int max)
 static int replay_pinning(struct hs_replay *r, unsigned int *limit, struct hs_error *err)
 {
 	int cpus[HS_REPLAY_MAX_VCPUS + 1];
-	unsigned int n = replay_allowed_cpus(cpus, HS_REPLAY_MAX_VCPUS + 1);
+	unsigned int n = hs_kvmload_allowed_cpus(cpus, HS_REPLAY_MAX_VCPUS + 1);
 
 	if (r->opts.pin == 1 && n < 2)
 		return hs_error_set(err, HS_ERR_USAGE,

@@ -82,24 +82,11 @@ static int wl_poll_list(struct wl_opts *o)
 	return 0;
 }
 
-static int wl_allowed_cpus(int *cpus, int max)
-{
-	cpu_set_t set;
-	int n = 0;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return 0;
-	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
-		if (CPU_ISSET(c, &set))
-			cpus[n++] = c;
-	return n;
-}
-
 /* Waker and vCPUs on different CPUs: a waker sharing the vCPU's CPU ends every poll. */
 static int wl_pinning(struct wl_opts *o)
 {
 	int allowed[MAX_VMS], list[MAX_VMS], n = 0;
-	int na = wl_allowed_cpus(allowed, MAX_VMS);
+	int na = (int)hs_kvmload_allowed_cpus(allowed, MAX_VMS);
 
 	if (o->no_pin)
 		return 0;
