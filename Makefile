@@ -7,7 +7,7 @@ DATADIR   ?= $(PREFIX)/share
 DESTDIR   ?=
 
 CC        ?= cc
-PKGS      := libtracefs libtraceevent libtracecmd jansson
+PKGS      := libtracefs libtraceevent libtracecmd jansson libzstd zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -36,7 +36,7 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 
 # What a fresh Debian 12 machine needs to build, test and benchmark.
 DEB_BUILD := build-essential pkg-config libtraceevent-dev libtracefs-dev \
-             libtracecmd-dev libjansson-dev libzstd-dev
+             libtracecmd-dev libjansson-dev libzstd-dev zlib1g-dev
 DEB_TEST  := trace-cmd librsvg2-bin util-linux procps time clang libclang-rt-14-dev python3 \
              python3-jsonschema python3-prometheus-client zsh fish groff-base man-db \
              tmux valgrind libxml2-utils linux-perf

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * trace.dat version 7 (trace-cmd's default: compressed sections) through
- * libtracecmd. libtracecmd trusts the file, so the fixed part of the header
+ * trace.dat version 7 through libtracecmd: for a compression algorithm the
+ * own reader (tracedat_v7.c) does not link, and when HALTSTAT_READER=
+ * libtracecmd forces it (tests compare the two). libtracecmd trusts the file, so the fixed part of the header
  * is checked here first; it also reads by path, so standard input goes
  * through a temporary file.
  *

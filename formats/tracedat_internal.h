@@ -3,9 +3,10 @@
 #define HS_TRACEDAT_INTERNAL_H
 
 /*
- * Shared by the trace.dat readers (tracedat_read.c: own v6 parser,
- * tracecmd_read.c: libtracecmd for v7) and by test tools that time the
- * decoder without the accounting behind it. Not a public interface.
+ * Shared by the trace.dat readers (tracedat_read.c: own v6 parser and page
+ * decoder, tracedat_v7.c: own v7 parser, tracecmd_read.c: libtracecmd for
+ * v7 files compressed otherwise or when forced) and by test tools that time
+ * the decoder without the accounting behind it. Not a public interface.
  */
 #include <stdbool.h>
 #include <stddef.h>

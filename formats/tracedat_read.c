@@ -4,8 +4,11 @@
  * is parsed here from the mapped bytes: every length and offset is checked
  * against the file size before use, libtraceevent only parses the header
  * page and the formats of the 4 events haltstat uses, and the ring-buffer
- * pages are decoded here (no per-event allocation). Version 7 goes through
- * libtracecmd (tracecmd_read.c).
+ * pages are decoded here (no per-event allocation). Version 7 is parsed in
+ * tracedat_v7.c into the same struct td_file and decoded here too; a v7 file
+ * compressed with an algorithm we do not link goes through libtracecmd
+ * (tracecmd_read.c). Compressed per-CPU data is inflated one chunk at a
+ * time into the CPU's window (td_at), never whole.
  *
  * Losses: every page's missed-events flag is reported where it happened
  * (a stored count, or "unknown"). The per-CPU kernel stats (haltstat
@@ -29,55 +32,33 @@
 #include <event-parse.h>
 
 #include "input.h"
-#include "tracedat_internal.h"
+#include "tracedat_file.h"
 
 #define TD_MISSED_EVENTS (1ULL << 31)
 #define TD_MISSED_STORED (1ULL << 30)
 #define TD_COMMIT_MASK ((1ULL << 27) - 1)
 #define TD_TS_MSB (0xf8ULL << 56)
-#define TD_MAXBUFS 64
-
-struct td_buf {
-	char name[HS_META_STR];
-	uint64_t *off, *size;	/* per CPU */
-};
-
-struct td_file {
-	const unsigned char *buf;
-	size_t len, pos;
-	struct hs_error *err;
-	bool swap, big;
-	int long_size;
-	uint32_t page_size;
-	int ncpus;
-	struct tep_handle *tep;
-	struct hs_td_layout lay;
-	size_t cmd_off, cmd_len;
-	const char *uname;
-	size_t uname_len;
-	char *cpustat;		/* CPUSTAT options, concatenated */
-	size_t cpustat_len;
-	char clock[32];
-	struct td_buf bufs[TD_MAXBUFS];	/* [0] = top buffer */
-	uint64_t buf_opt[TD_MAXBUFS];	/* instance flyrecord offsets */
-	int nbufs;
-};
 
 /* ---- bounded reads ---- */
 
-static int td_trunc(struct td_file *f, const char *what)
+int hs_td_trunc(struct td_file *f, const char *what)
 {
+	/* sections were checked against the file: this one contradicts itself */
+	if (f->sect)
+		return hs_error_set(f->err, HS_ERR_INPUT,
+				    "corrupt trace.dat: %s at offset %zu of the %s section runs past its end (%zu bytes)",
+				    what, f->pos, f->sect, f->len);
 	return hs_error_set(f->err, HS_ERR_INPUT,
 			    "truncated trace.dat: %s at offset %zu runs past the end of the file (%zu bytes)",
 			    what, f->pos, f->len);
 }
 
-static bool td_has(const struct td_file *f, uint64_t n)
+bool hs_td_has(const struct td_file *f, uint64_t n)
 {
 	return f->pos <= f->len && n <= f->len - f->pos;
 }
 
-static uint64_t td_get(const struct td_file *f, const unsigned char *p, int n)
+uint64_t hs_td_get(const struct td_file *f, const unsigned char *p, int n)
 {
 	uint64_t v = 0;
 
@@ -90,25 +71,25 @@ static uint64_t td_get(const struct td_file *f, const unsigned char *p, int n)
 	return v;
 }
 
-static int td_num(struct td_file *f, int n, uint64_t *v, const char *what)
+int hs_td_num(struct td_file *f, int n, uint64_t *v, const char *what)
 {
-	if (!td_has(f, n))
-		return td_trunc(f, what);
-	*v = td_get(f, f->buf + f->pos, n);
+	if (!hs_td_has(f, n))
+		return hs_td_trunc(f, what);
+	*v = hs_td_get(f, f->buf + f->pos, n);
 	f->pos += n;
 	return 0;
 }
 
 /* A length-prefixed blob: sets *off to where it starts and skips it. */
-static int td_blob(struct td_file *f, int nlen, size_t *off, size_t *len, const char *what)
+int hs_td_blob(struct td_file *f, int nlen, size_t *off, size_t *len, const char *what)
 {
 	uint64_t n;
-	int ret = td_num(f, nlen, &n, what);
+	int ret = hs_td_num(f, nlen, &n, what);
 
 	if (ret)
 		return ret;
-	if (!td_has(f, n))
-		return td_trunc(f, what);
+	if (!hs_td_has(f, n))
+		return hs_td_trunc(f, what);
 	*off = f->pos;
 	*len = n;
 	f->pos += n;
@@ -120,7 +101,7 @@ static int td_str(struct td_file *f, const char **s, const char *what)
 	const unsigned char *nul;
 
 	if (f->pos >= f->len || !(nul = memchr(f->buf + f->pos, '\0', f->len - f->pos)))
-		return td_trunc(f, what);
+		return hs_td_trunc(f, what);
 	*s = (const char *)f->buf + f->pos;
 	f->pos = nul - f->buf + 1;
 	return 0;
@@ -128,8 +109,8 @@ static int td_str(struct td_file *f, const char **s, const char *what)
 
 static int td_tag(struct td_file *f, const char *tag, size_t n, const char *what)
 {
-	if (!td_has(f, n))
-		return td_trunc(f, what);
+	if (!hs_td_has(f, n))
+		return hs_td_trunc(f, what);
 	if (memcmp(f->buf + f->pos, tag, n))
 		return hs_error_set(f->err, HS_ERR_INPUT,
 				    "corrupt trace.dat: expected \"%s\" at offset %zu", what, f->pos);
@@ -139,7 +120,7 @@ static int td_tag(struct td_file *f, const char *tag, size_t n, const char *what
 
 /* ---- header ---- */
 
-static int td_header_page(struct td_file *f)
+int hs_td_header_page(struct td_file *f)
 {
 	size_t off, len;
 	char *copy;
@@ -147,7 +128,7 @@ static int td_header_page(struct td_file *f)
 
 	ret = td_tag(f, "header_page", 12, "header_page");
 	if (!ret)
-		ret = td_blob(f, 8, &off, &len, "header_page");
+		ret = hs_td_blob(f, 8, &off, &len, "header_page");
 	if (ret)
 		return ret;
 	copy = malloc(len + 1);
@@ -162,7 +143,7 @@ static int td_header_page(struct td_file *f)
 				    "corrupt trace.dat: unreadable header_page at offset %zu", off);
 	ret = td_tag(f, "header_event", 13, "header_event");
 	if (!ret)
-		ret = td_blob(f, 8, &off, &len, "header_event");
+		ret = hs_td_blob(f, 8, &off, &len, "header_event");
 	return ret;
 }
 
@@ -202,25 +183,33 @@ static int td_parse_event(struct td_file *f, size_t off, size_t len, const char 
 	return ret;
 }
 
-static int td_formats(struct td_file *f)
+static int td_ftrace_formats(struct td_file *f)
 {
-	uint64_t n, nsys, nev;
+	uint64_t n;
 	size_t off, len;
 	int ret;
 
-	ret = td_num(f, 4, &n, "ftrace format count");
+	ret = hs_td_num(f, 4, &n, "ftrace format count");
 	for (uint64_t i = 0; !ret && i < n; i++)
-		ret = td_blob(f, 8, &off, &len, "ftrace event format");
-	if (!ret)
-		ret = td_num(f, 4, &nsys, "event system count");
+		ret = hs_td_blob(f, 8, &off, &len, "ftrace event format");
+	return ret;
+}
+
+int hs_td_event_formats(struct td_file *f)
+{
+	uint64_t nsys, nev;
+	size_t off, len;
+	int ret;
+
+	ret = hs_td_num(f, 4, &nsys, "event system count");
 	for (uint64_t s = 0; !ret && s < nsys; s++) {
 		const char *sys = "";
 
 		ret = td_str(f, &sys, "event system name");
 		if (!ret)
-			ret = td_num(f, 4, &nev, "event count");
+			ret = hs_td_num(f, 4, &nev, "event count");
 		for (uint64_t e = 0; !ret && e < nev; e++) {
-			ret = td_blob(f, 8, &off, &len, "event format");
+			ret = hs_td_blob(f, 8, &off, &len, "event format");
 			if (ret || !td_wanted(sys, f->buf + off, len))
 				continue;
 			if (td_parse_event(f, off, len, sys))
@@ -246,7 +235,7 @@ static int td_cpustat_add(struct td_file *f, const unsigned char *p, size_t n)
 }
 
 /* "[local] global counter" -> "local"; a bare name is taken as is */
-static void td_clock(char *dst, size_t size, const unsigned char *p, size_t n)
+void hs_td_clock(char *dst, size_t size, const unsigned char *p, size_t n)
 {
 	const unsigned char *b = memchr(p, '[', n), *e;
 	size_t len;
@@ -266,7 +255,7 @@ static void td_clock(char *dst, size_t size, const unsigned char *p, size_t n)
 enum { TD_OPT_DONE, TD_OPT_DATE, TD_OPT_CPUSTAT, TD_OPT_BUFFER, TD_OPT_TRACECLOCK,
        TD_OPT_UNAME };
 
-static int td_option(struct td_file *f, unsigned int id, size_t off, size_t len)
+int hs_td_option(struct td_file *f, unsigned int id, size_t off, size_t len)
 {
 	const unsigned char *p = f->buf + off;
 
@@ -274,24 +263,33 @@ static int td_option(struct td_file *f, unsigned int id, size_t off, size_t len)
 	case TD_OPT_CPUSTAT:
 		return td_cpustat_add(f, p, len);
 	case TD_OPT_TRACECLOCK:
-		td_clock(f->clock, sizeof(f->clock), p, len);
+		hs_td_clock(f->clock, sizeof(f->clock), p, len);
 		return 0;
 	case TD_OPT_UNAME:
 		f->uname = (const char *)p;
 		f->uname_len = len;
 		return 0;
+	}
+	return 0;
+}
+
+static int td_option(struct td_file *f, unsigned int id, size_t off, size_t len)
+{
+	const unsigned char *p = f->buf + off;
+
+	switch (id) {
 	case TD_OPT_BUFFER:
 		if (len < 9 || !memchr(p + 8, '\0', len - 8))
 			return hs_error_set(f->err, HS_ERR_INPUT,
 					    "corrupt trace.dat: bad BUFFER option at offset %zu", off);
 		if (f->nbufs >= TD_MAXBUFS)
 			return 0;
-		f->buf_opt[f->nbufs] = td_get(f, p, 8);
+		f->buf_opt[f->nbufs] = hs_td_get(f, p, 8);
 		snprintf(f->bufs[f->nbufs].name, HS_META_STR, "%s", (const char *)p + 8);
 		f->nbufs++;
 		return 0;
 	}
-	return 0;
+	return hs_td_option(f, id, off, len);
 }
 
 static int td_options(struct td_file *f)
@@ -299,11 +297,11 @@ static int td_options(struct td_file *f)
 	for (;;) {
 		uint64_t id;
 		size_t off, len;
-		int ret = td_num(f, 2, &id, "option id");
+		int ret = hs_td_num(f, 2, &id, "option id");
 
 		if (ret || id == TD_OPT_DONE)
 			return ret;
-		ret = td_blob(f, 4, &off, &len, "option");
+		ret = hs_td_blob(f, 4, &off, &len, "option");
 		if (!ret)
 			ret = td_option(f, (unsigned int)id, off, len);
 		if (ret)
@@ -312,7 +310,7 @@ static int td_options(struct td_file *f)
 }
 
 /* Two CPUs reading the same pages would count every event twice. */
-static int td_overlap(struct td_file *f, const struct td_buf *b)
+int hs_td_overlap(struct td_file *f, const struct td_buf *b)
 {
 	for (int c = 1; c < f->ncpus; c++)
 		for (int o = 0; o < c && b->size[c]; o++)
@@ -335,9 +333,9 @@ static int td_flyrecord(struct td_file *f, struct td_buf *b)
 	if (!b->off || !b->size)
 		return hs_error_set(f->err, HS_ERR_RUNTIME, "out of memory");
 	for (int c = 0; !ret && c < f->ncpus; c++) {
-		ret = td_num(f, 8, &b->off[c], "CPU data offset");
+		ret = hs_td_num(f, 8, &b->off[c], "CPU data offset");
 		if (!ret)
-			ret = td_num(f, 8, &b->size[c], "CPU data size");
+			ret = hs_td_num(f, 8, &b->size[c], "CPU data size");
 		if (!ret && (b->off[c] > f->len || b->size[c] > f->len - b->off[c]))
 			return hs_error_set(f->err, HS_ERR_INPUT,
 					    "truncated trace.dat: CPU %d data (offset %llu, %llu bytes) runs past the end of the file (%zu bytes)",
@@ -345,56 +343,58 @@ static int td_flyrecord(struct td_file *f, struct td_buf *b)
 					    (unsigned long long)b->size[c], f->len);
 	}
 	if (!ret)
-		ret = td_overlap(f, b);
-	if (!ret && !f->clock[0] && td_has(f, 8)) {
-		uint64_t n = td_get(f, f->buf + f->pos, 8);
+		ret = hs_td_overlap(f, b);
+	if (!ret && !f->clock[0] && hs_td_has(f, 8)) {
+		uint64_t n = hs_td_get(f, f->buf + f->pos, 8);
 
-		if (n > 0 && n < 64 && td_has(f, 8 + n))
-			td_clock(f->clock, sizeof(f->clock), f->buf + f->pos + 8, n);
+		if (n > 0 && n < 64 && hs_td_has(f, 8 + n))
+			hs_td_clock(f->clock, sizeof(f->clock), f->buf + f->pos + 8, n);
 	}
 	return ret;
 }
 
 static int td_rest(struct td_file *f)
 {
-	size_t off, len;
+	size_t off = 0, len;
 	uint64_t n;
 	int ret;
 
-	ret = td_blob(f, 4, &off, &len, "kallsyms");
+	ret = hs_td_blob(f, 4, &off, &len, "kallsyms");
 	if (!ret)
-		ret = td_blob(f, 4, &off, &len, "printk formats");
+		ret = hs_td_blob(f, 4, &off, &len, "printk formats");
 	if (!ret)
-		ret = td_blob(f, 8, &f->cmd_off, &f->cmd_len, "saved cmdlines");
-	if (!ret)
-		ret = td_num(f, 4, &n, "CPU count");
+		ret = hs_td_blob(f, 8, &off, &f->cmd_len, "saved cmdlines");
+	if (!ret) {
+		f->cmd = (const char *)f->buf + off;
+		ret = hs_td_num(f, 4, &n, "CPU count");
+	}
 	if (ret)
 		return ret;
 	if (n > HS_TD_MAXCPUS)
 		return hs_error_set(f->err, HS_ERR_INPUT,
 				    "corrupt trace.dat: %llu CPUs", (unsigned long long)n);
 	f->ncpus = (int)n;
-	if (td_has(f, 10) && !memcmp(f->buf + f->pos, "options  ", 10)) {
+	if (hs_td_has(f, 10) && !memcmp(f->buf + f->pos, "options  ", 10)) {
 		f->pos += 10;
 		ret = td_options(f);
 		if (ret)
 			return ret;
 	}
-	if (td_has(f, 10) && !memcmp(f->buf + f->pos, "latency  ", 10))
+	if (hs_td_has(f, 10) && !memcmp(f->buf + f->pos, "latency  ", 10))
 		return hs_error_set(f->err, HS_ERR_INPUT,
 				    "unsupported trace.dat: latency-tracer data, not per-CPU event buffers");
 	return 0;
 }
 
-static int td_header(struct td_file *f)
+int hs_td_fixed_header(struct td_file *f)
 {
 	uint64_t v;
 	int ret;
 
-	/* magic (10) and "6\0" were checked by the caller */
+	/* magic (10) and the version were checked by the caller */
 	f->pos = 12;
-	if (!td_has(f, 6))
-		return td_trunc(f, "file header");
+	if (!hs_td_has(f, 6))
+		return hs_td_trunc(f, "file header");
 	if (f->buf[12] > 1 || (f->buf[13] != 4 && f->buf[13] != 8))
 		return hs_error_set(f->err, HS_ERR_INPUT,
 				    "corrupt trace.dat: endianness %u, long size %u",
@@ -403,7 +403,7 @@ static int td_header(struct td_file *f)
 	f->swap = f->big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	f->long_size = f->buf[13];
 	f->pos = 14;
-	ret = td_num(f, 4, &v, "page size");
+	ret = hs_td_num(f, 4, &v, "page size");
 	if (ret)
 		return ret;
 	if (v < 64 || v > (64u << 20) || (v & (v - 1)))
@@ -413,9 +413,19 @@ static int td_header(struct td_file *f)
 	tep_set_file_bigendian(f->tep, f->big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_long_size(f->tep, f->long_size);
 	tep_set_page_size(f->tep, f->page_size);
-	ret = td_header_page(f);
+	return 0;
+}
+
+static int td_header(struct td_file *f)
+{
+	int ret = hs_td_fixed_header(f);
+
 	if (!ret)
-		ret = td_formats(f);
+		ret = hs_td_header_page(f);
+	if (!ret)
+		ret = td_ftrace_formats(f);
+	if (!ret)
+		ret = hs_td_event_formats(f);
 	if (!ret)
 		ret = td_rest(f);
 	return ret;
@@ -446,13 +456,15 @@ static int td_buffers(struct td_file *f)
 	return ret;
 }
 
-static void td_file_free(struct td_file *f)
+void hs_td_file_free(struct td_file *f)
 {
 	for (int i = 0; i < TD_MAXBUFS; i++) {
 		free(f->bufs[i].off);
 		free(f->bufs[i].size);
+		free(f->bufs[i].chunks);
 	}
 	free(f->cpustat);
+	hs_td_inflater_free(f->z);
 	if (f->tep)
 		tep_free(f->tep);
 }
@@ -462,6 +474,9 @@ static void td_file_free(struct td_file *f)
 struct td_cur {
 	const unsigned char *data;	/* this CPU's pages, when in memory */
 	uint64_t foff;			/* their offset in the file */
+	const struct td_chunks *ch;	/* or their compressed chunks */
+	uint64_t zpos;			/* file offset of the next chunk header */
+	uint32_t zleft;			/* chunks not inflated yet */
 	unsigned char *win;		/* pread window (fd >= 0), win_len bytes */
 	uint64_t win_off;		/* CPU-relative offset of win[0] */
 	size_t win_len, win_cap;
@@ -481,6 +496,7 @@ struct td_dec {
 	int fd;				/* pread the pages, or -1: they are in f->buf */
 	size_t win_cap;			/* bytes per pread window */
 	int io_err;			/* errno of a failed pread */
+	bool z_err;			/* a chunk did not inflate */
 };
 
 static inline uint32_t td_u32(const struct td_dec *d, const unsigned char *p)
@@ -493,7 +509,43 @@ static inline uint32_t td_u32(const struct td_dec *d, const unsigned char *p)
 
 static uint64_t td_long(const struct td_dec *d, const unsigned char *p)
 {
-	return td_get(d->f, p, d->f->long_size);
+	return hs_td_get(d->f, p, d->f->long_size);
+}
+
+/*
+ * The same from compressed chunks: inflates the following chunks into the
+ * window, keeping the part from off on of what it held. A read from before
+ * the window starts the CPU's chunks again.
+ */
+static const unsigned char *td_chunk_at(struct td_dec *d, struct td_cur *c, uint64_t off,
+					size_t n)
+{
+	uint64_t end = c->win_off + c->win_len;
+	int r;
+
+	if (off < c->win_off || !c->win) {
+		c->zpos = c->ch->start;
+		c->zleft = c->ch->count;
+		c->win_off = c->win_len = 0;
+		end = 0;
+	}
+	while (off + n > end) {
+		if (off >= end) {
+			c->win_off = end;
+			c->win_len = 0;
+		} else if (off > c->win_off) {
+			memmove(c->win, c->win + (off - c->win_off), end - off);
+			c->win_len = end - off;
+			c->win_off = off;
+		}
+		r = hs_td_chunk_next(d->f, &c->zpos, &c->zleft, &c->win, &c->win_len, &c->win_cap);
+		if (r <= 0) {
+			d->z_err = true;
+			return NULL;
+		}
+		end = c->win_off + c->win_len;
+	}
+	return c->win + (off - c->win_off);
 }
 
 /*
@@ -506,6 +558,8 @@ static const unsigned char *td_at(struct td_dec *d, struct td_cur *c, uint64_t o
 	size_t want;
 	ssize_t got;
 
+	if (c->ch)
+		return td_chunk_at(d, c, off, n);
 	if (d->fd < 0)
 		return c->data + off;
 	if (off >= c->win_off && off - c->win_off + n <= c->win_len)
@@ -565,7 +619,7 @@ static bool td_page(struct td_dec *d, struct td_cur *c)
 			else
 				c->lost_unknown++;
 		}
-		c->ts = td_get(d->f, pg, 8);
+		c->ts = hs_td_get(d->f, pg, 8);
 		c->p = pg + d->hdr;
 		c->end = c->p + commit;
 		return true;
@@ -726,7 +780,8 @@ next:
 static uint64_t td_page_losses(struct td_dec *d, const struct td_cur *cur)
 {
 	uint64_t sum = 0, ps = d->f->page_size;
-	struct td_cur tmp = { .data = cur->data, .foff = cur->foff, .size = cur->size };
+	struct td_cur tmp = { .data = cur->data, .foff = cur->foff, .size = cur->size,
+			      .ch = cur->ch };
 	struct td_cur *c = &tmp;
 
 	for (uint64_t off = 0; off + d->hdr <= c->size; off += ps) {
@@ -760,6 +815,7 @@ static int td_buf_open(struct td_dec *d, const struct td_buf *b, struct td_cur *
 		k->data = d->f->buf + b->off[c];
 		k->foff = b->off[c];
 		k->size = b->size[c];
+		k->ch = b->chunks ? &b->chunks[c] : NULL;
 		k->cpu = c;
 		if (td_next(d, k)) {
 			heap[(*n)++] = k;
@@ -785,23 +841,34 @@ static void td_stats_losses(struct td_dec *d, struct td_cur *cur, const struct h
 	}
 }
 
+/* v6: the end of the last CPU's pages (v7 sets f->data_end as it parses). */
+static void td_data_end(struct td_file *f)
+{
+	f->data_end = f->pos;
+	for (int i = 0; i < f->nbufs; i++)
+		for (int c = 0; c < f->ncpus; c++)
+			if (f->bufs[i].size[c] && f->bufs[i].off[c] + f->bufs[i].size[c] > f->data_end)
+				f->data_end = f->bufs[i].off[c] + f->bufs[i].size[c];
+}
+
 static void td_meta(struct td_file *f, struct hs_td_sink *s, struct hs_td_stats *tlost)
 {
 	struct hs_meta *m = s->meta;
-	uint64_t data_end = f->pos, start, tlen;
+	uint64_t start, tlen;
 	int t;
 
-	for (int i = 0; i < f->nbufs; i++)
-		for (int c = 0; c < f->ncpus; c++)
-			if (f->bufs[i].size[c] && f->bufs[i].off[c] + f->bufs[i].size[c] > data_end)
-				data_end = f->bufs[i].off[c] + f->bufs[i].size[c];
 	m->ncpus = f->ncpus;
 	snprintf(m->clock, sizeof(m->clock), "%s", f->clock);
-	hs_td_cmdlines_apply((const char *)f->buf + f->cmd_off, f->cmd_len, s);
-	t = hs_td_trailer_find(f->buf, f->len, data_end, &start, &tlen);
+	if (f->cmd)
+		hs_td_cmdlines_apply(f->cmd, f->cmd_len, s);
+	t = hs_td_trailer_find(f->buf, f->len, f->data_end, &start, &tlen);
 	if (t > 0)
 		hs_td_trailer_apply((const char *)f->buf + start, tlen, s, tlost);
-	snprintf(m->format, sizeof(m->format), "%s", t > 0 ? "haltstat" : "trace.dat v6");
+	if (f->version == 7)
+		snprintf(m->format, sizeof(m->format), "%strace.dat v7 (%s)",
+			 t > 0 ? "haltstat, " : "", f->comp);
+	else
+		snprintf(m->format, sizeof(m->format), "%s", t > 0 ? "haltstat" : "trace.dat v6");
 	if (f->uname)
 		hs_td_uname_release(f->uname, f->uname_len, m);
 }
@@ -872,6 +939,8 @@ static int td_decode(struct td_file *f, int fd, struct hs_td_sink *s, struct hs_
 	if (!ret && d.io_err)
 		ret = hs_error_set(f->err, d.io_err == ENOMEM ? HS_ERR_RUNTIME : HS_ERR_INPUT,
 				   "read error: %s", strerror(d.io_err));
+	if (!ret && d.z_err)
+		ret = hs_td_chunk_error(f);
 	for (size_t i = 0; i < ncur; i++)
 		free(cur[i].win);
 	free(cur);
@@ -888,8 +957,7 @@ int hs_td_v6_decode(const unsigned char *buf, size_t len, struct hs_td_sink *sin
 int hs_td_v6_decode_fd(const unsigned char *buf, size_t len, int fd, struct hs_td_sink *sink,
 		       struct hs_error *err)
 {
-	struct td_file f = { .buf = buf, .len = len, .err = err };
-	struct hs_td_stats tlost = { 0 };
+	struct td_file f = { .buf = buf, .len = len, .err = err, .version = 6 };
 	int ret;
 
 	f.tep = tep_alloc();
@@ -899,12 +967,22 @@ int hs_td_v6_decode_fd(const unsigned char *buf, size_t len, int fd, struct hs_t
 	if (!ret)
 		ret = td_buffers(&f);
 	if (!ret) {
-		hs_td_layout_init(&f.lay, f.tep, f.swap);
-		td_meta(&f, sink, &tlost);
-		ret = td_decode(&f, fd, sink, &tlost);
+		td_data_end(&f);
+		ret = hs_td_run(&f, fd, sink);
 	}
+	hs_td_file_free(&f);
+	return ret;
+}
+
+int hs_td_run(struct td_file *f, int fd, struct hs_td_sink *s)
+{
+	struct hs_td_stats tlost = { 0 };
+	int ret;
+
+	hs_td_layout_init(&f->lay, f->tep, f->swap);
+	td_meta(f, s, &tlost);
+	ret = td_decode(f, fd, s, &tlost);
 	hs_td_stats_free(&tlost);
-	td_file_free(&f);
 	return ret;
 }
 
@@ -947,9 +1025,16 @@ int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size
 	hs_td_sink_account(&sink, acct);
 	snprintf(sink.meta->source, sizeof(sink.meta->source), "%s", path);
 	if (!strcmp(ver, "6") || !strcmp(ver, "7")) {
-		int ret = ver[0] == '6' && !td_force_libtracecmd() ?
-			  hs_td_v6_decode_fd(buf, len, fd, &sink, err) :
-			  hs_td_v7_decode(path, buf, len, &sink, err);
+		int ret = HS_TD_V7_FALLBACK;
+
+		if (td_force_libtracecmd())
+			ret = HS_TD_V7_FALLBACK;
+		else if (ver[0] == '6')
+			ret = hs_td_v6_decode_fd(buf, len, fd, &sink, err);
+		else
+			ret = hs_td_v7_read(buf, len, fd, &sink, err);
+		if (ret == HS_TD_V7_FALLBACK)
+			ret = hs_td_v7_decode(path, buf, len, &sink, err);
 
 		if (ret && err) {
 			char msg[sizeof(err->msg)];

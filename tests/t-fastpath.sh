@@ -2,8 +2,9 @@
 # The fast paths (own v6 page decoder with pread windows, the what-if replay
 # in a worker thread, batched candidates, streamed text and pipes) must give
 # exactly the report of the straightforward ones: libtracecmd on the same
-# file (HALTSTAT_READER=libtracecmd), two threads (HALTSTAT_THREADS=2), the
-# trace-cmd v7 conversion, and the same events as kernel text. The traces
+# file (HALTSTAT_READER=libtracecmd, for v6 and for the own v7 reader), two
+# threads (HALTSTAT_THREADS=2), the trace-cmd v7 conversions (zstd, none, and
+# zlib made by hs-v7zlib.py), and the same events as kernel text. The traces
 # have several CPUs, migrations, unrelated sched_switch noise and losses,
 # and more halts than it takes to start the worker thread.
 . "$(dirname "$0")/lib.sh"
@@ -62,6 +63,23 @@ run_case() {
 			same "fastpath-$c-v7-zstd-equals-v6" "$d.own.json" "$d.v7.json" meta
 		else
 			fail "fastpath-$c-v7-zstd-equals-v6" "$(head -c 300 "$TMP/err")"
+		fi
+		# the own v7 reader against libtracecmd on the same file
+		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0 \
+		HALTSTAT_READER=libtracecmd "$HALTSTAT" report -i "$d.v7" --json >"$d.v7ltc.json" 2>"$TMP/err" ||
+			fail "fastpath-$c-v7-libtracecmd-runs" "$(head -c 300 "$TMP/err")"
+		same "fastpath-$c-v7-own-equals-libtracecmd" "$d.v7.json" "$d.v7ltc.json"
+		"$HALTSTAT" report -i - --json <"$d.v7" >"$d.v7pipe.json" 2>&1
+		same "fastpath-$c-v7-stdin" "$d.v7.json" "$d.v7pipe.json"
+		# uncompressed (pages read in place) and zlib (this trace-cmd cannot write it)
+		if trace-cmd convert -i "$d.dat" -o "$d.v7n" --file-version 7 --compression none >/dev/null 2>&1 &&
+		   python3 "$HS_TOP/tests/tools/hs-v7zlib.py" "$d.v7n" "$d.v7z" >/dev/null 2>&1; then
+			"$HALTSTAT" report -i "$d.v7n" --json >"$d.v7n.json" 2>&1
+			"$HALTSTAT" report -i "$d.v7z" --json >"$d.v7z.json" 2>&1
+			same "fastpath-$c-v7-none-equals-zstd" "$d.v7.json" "$d.v7n.json"
+			same "fastpath-$c-v7-zlib-equals-zstd" "$d.v7.json" "$d.v7z.json"
+		else
+			fail "fastpath-$c-v7-none-zlib" "conversion failed"
 		fi
 	else
 		skip "fastpath-$c-v7" "trace-cmd convert unavailable"

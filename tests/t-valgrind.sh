@@ -1,7 +1,7 @@
 #!/bin/bash
 # valgrind memcheck on haltstat report over real recordings: an hs-synth
-# trace.dat and its text, a `record --guest` file, and the same as v7 (the
-# libtracecmd path). No invalid access, no use of uninitialised memory, no
+# trace.dat and its text, a `record --guest` file, and the same as v7 (zstd
+# and uncompressed through the own v7 reader, zstd through libtracecmd). No invalid access, no use of uninitialised memory, no
 # leak (libtracecmd's own known leak aside, see tests/valgrind.supp).
 # Skipped without valgrind, and in the SANITIZE=1 pass (ASan and valgrind
 # do not mix).
@@ -24,6 +24,11 @@ else
 fi
 if have trace-cmd && trace-cmd convert -i "$TMP/s.dat" -o "$TMP/s7.dat" --file-version 7 >/dev/null 2>&1; then
 	inputs+=" s7.dat"
+	vg_ltc=1
+fi
+if have trace-cmd && trace-cmd convert -i "$TMP/s.dat" -o "$TMP/s7n.dat" --file-version 7 \
+	--compression none >/dev/null 2>&1; then
+	inputs+=" s7n.dat"
 fi
 
 vg() {	# NAME EXIT ARGS...: haltstat exits EXIT, valgrind finds nothing (99)
@@ -41,5 +46,6 @@ for f in $inputs; do
 	vg "valgrind_report_${f/./_}" 0 report -i "$TMP/$f"
 done
 vg valgrind_report_json 0 report -i "$TMP/s.dat" --json
+[ -n "$vg_ltc" ] && HALTSTAT_READER=libtracecmd vg valgrind_report_v7_libtracecmd 0 report -i "$TMP/s7.dat"
 vg valgrind_stdin_text 0 report -i - --csv < "$TMP/s.txt"
 vg valgrind_bad_input 3 report -i "$HS_TOP/tests/fuzz/regressions/tracedat/tep-print-fmt-segv.dat"

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer harness: the whole front door (hs_input_read on a file: mmap,
- * format detection, then the v6 parser or libtracecmd for v7). Inputs that
- * do not claim version 7 are made to, so the time goes to the v7 path.
+ * libFuzzer harness: trace.dat v7 through haltstat's own reader
+ * (formats/tracedat_v7.c: sections, options, inflation, chunked CPU data,
+ * then the page decoder), from a buffer as fuzz_tracedat does for v6.
+ * Inputs that do not claim version 7 are made to. One length in 8 goes
+ * through a file and hs_input_read, so chunks are read with pread. An
+ * unknown compression is an error here, not the forked libtracecmd reader.
  */
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "fuzz_common.h"
+#include "../../formats/tracedat_file.h"
 
 static char fuzz_path[64];
 
@@ -16,11 +20,9 @@ static void fuzz_cleanup(void)
 	unlink(fuzz_path);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static int fuzz_file(const uint8_t *data, size_t size, struct hs_account *acct,
+		     struct hs_error *err)
 {
-	static const unsigned char head[12] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g', '7', 0 };
-	struct hs_account *acct;
-	struct hs_error err;
 	FILE *f;
 
 	if (!fuzz_path[0]) {
@@ -29,16 +31,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	f = fopen(fuzz_path, "w");
 	if (!f)
-		return 0;
-	if (size < 12 || memcmp(data, head, 12))
-		fwrite(head, 1, 12, f);
+		return -1;
 	fwrite(data, 1, size, f);
 	if (fclose(f))
-		return 0;
+		return -1;
+	return hs_input_read(fuzz_path, acct, err);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const unsigned char head[12] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g', '7', 0 };
+	static unsigned char buf[65536 + 12];
+	struct hs_account *acct;
+	struct hs_error err;
+	const uint8_t *in = data;
+
+	hs_td_v7_fallback = false;
+	if (size < 12 || memcmp(data, head, 12)) {
+		if (size > sizeof(buf) - 12)
+			return 0;
+		memcpy(buf, head, 12);
+		memcpy(buf + 12, data, size);
+		in = buf;
+		size += 12;
+	}
 	acct = fuzz_account();
 	if (!acct)
 		return 0;
-	if (!hs_input_read(fuzz_path, acct, &err))
+	hs_error_clear(&err);
+	if (!(size % 8 == 1 ? fuzz_file(in, size, acct, &err) :
+	      hs_tracedat_read("fuzz.dat", in, size, acct, &err)))
 		fuzz_report(acct, size);
 	hs_account_free(acct);
 	return 0;

@@ -3,9 +3,8 @@
 # first over its regression inputs (tests/fuzz/regressions/NAME/, each must
 # pass), then FUZZ_RUNS executions from the seed corpus tests/fuzz/corpus/NAME.
 # New inputs go to $FUZZ_DIR/corpus/NAME, crashes to $FUZZ_DIR/crash/NAME/.
-# FUZZ_SMOKE=1: a quick pass for the test suite (the v7 harness, which runs
-# libtracecmd through a file per input, gets a tenth of the runs); with
-# FUZZ_SECONDS, each harness stops after that many seconds at the latest.
+# FUZZ_SMOKE=1: a quick pass for the test suite; with FUZZ_SECONDS, each
+# harness stops after that many seconds at the latest.
 # FUZZ_ONLY=NAME runs one harness. Exit status 1 when any harness failed.
 cd "$(dirname "$0")/../.." || exit 1
 FUZZ_DIR=${FUZZ_DIR:-build/libfuzzer}
@@ -19,7 +18,6 @@ for bin in "$FUZZ_DIR"/fuzz_*; do
 	name=${bin##*/fuzz_}
 	[ -n "$FUZZ_ONLY" ] && [ "$FUZZ_ONLY" != "$name" ] && continue
 	runs=$FUZZ_RUNS
-	[ -n "$FUZZ_SMOKE" ] && [ "$name" = tracedat_v7 ] && runs=$((runs / 10))
 	seeds=tests/fuzz/corpus/$name regs=tests/fuzz/regressions/$name
 	work=$FUZZ_DIR/corpus/$name crash=$FUZZ_DIR/crash/$name
 	mkdir -p "$work" "$crash"

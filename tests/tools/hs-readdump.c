@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "../../formats/input.h"
-#include "../../formats/tracedat_internal.h"
+#include "../../formats/tracedat_file.h"
 
 #define MAXCPU 1024
 
@@ -77,15 +77,22 @@ static void c_process(void *priv, int tgid, const char *comm, const char *vm)
 	(void)priv; (void)tgid; (void)comm; (void)vm;
 }
 
-static int decode(const char *path, const unsigned char *buf, size_t len, struct counts *c,
-		  struct hs_error *err)
+/* v7: the own reader (chunks read with pread from fd), libtracecmd when forced as in haltstat */
+static int decode(const char *path, int fd, const unsigned char *buf, size_t len,
+		  struct counts *c, struct hs_error *err)
 {
 	struct hs_td_sink s = { c_event, c_lost, c_thread, c_process, c, &c->meta };
+	const char *rd = getenv("HALTSTAT_READER");
+	int ret = HS_TD_V7_FALLBACK;
 
 	hs_meta_init(&c->meta);
-	if (len > 12 && buf[10] == '7')
-		return hs_td_v7_decode(path, buf, len, &s, err);
-	return hs_td_v6_decode(buf, len, &s, err);
+	if (len <= 12 || buf[10] != '7')
+		return hs_td_v6_decode(buf, len, &s, err);
+	if (!rd || strcmp(rd, "libtracecmd"))
+		ret = hs_td_v7_read(buf, len, fd, &s, err);
+	if (ret == HS_TD_V7_FALLBACK)
+		ret = hs_td_v7_decode(path, buf, len, &s, err);
+	return ret;
 }
 
 static const char *const kinds[] = { "", "kvm_vcpu_wakeup", "kvm_halt_poll_ns", "cpu_idle",
@@ -112,7 +119,7 @@ static int raw(const char *path, int bench)
 
 		memset(c, 0, sizeof(*c));
 		clock_gettime(CLOCK_MONOTONIC, &a);
-		if (decode(path, m, st.st_size, c, &err)) {
+		if (decode(path, fd, m, st.st_size, c, &err)) {
 			fprintf(stderr, "hs-readdump: %s\n", err.msg);
 			munmap(m, st.st_size);
 			close(fd);

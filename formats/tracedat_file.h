@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef HS_TRACEDAT_FILE_H
+#define HS_TRACEDAT_FILE_H
+
+/*
+ * A parsed trace.dat as the page decoder of tracedat_read.c sees it, filled
+ * by the v6 parser there or by the v7 one (tracedat_v7.c). Not a public
+ * interface.
+ */
+#include "tracedat_internal.h"
+
+#define TD_MAXBUFS 64
+/* One compressed chunk of CPU data, inflated (trace-cmd writes 10 pages). */
+#define TD_MAX_CHUNK (8u << 20)
+/* All the CPUs' chunk windows together. */
+#define TD_MAX_CHUNKS_TOTAL (256ull << 20)
+
+/* One CPU's compressed chunks: a count (4), then per chunk c (4), u (4), data. */
+struct td_chunks {
+	uint64_t start, end;	/* file offsets: first chunk header, end of the chunks */
+	uint32_t count;
+	uint32_t max;		/* largest inflated chunk */
+};
+
+struct td_buf {
+	char name[HS_META_STR];
+	uint64_t *off, *size;	/* per CPU: pages in the file; size inflated when chunked */
+	struct td_chunks *chunks;	/* per CPU, or NULL: the pages are in the file as they are */
+};
+
+struct td_inflater;
+
+struct td_file {
+	const unsigned char *buf;
+	size_t len, pos;
+	const char *sect;	/* section being parsed from buf (v7), NULL: the file */
+	struct hs_error *err;
+	bool swap, big;
+	int version;
+	int long_size;
+	uint32_t page_size;
+	int ncpus;
+	struct tep_handle *tep;
+	struct hs_td_layout lay;
+	const char *cmd;	/* saved cmdlines */
+	size_t cmd_len;
+	const char *uname;
+	size_t uname_len;
+	char *cpustat;		/* CPUSTAT options, concatenated */
+	size_t cpustat_len;
+	char clock[32];
+	char comp[16];		/* v7 compression algorithm */
+	uint64_t data_end;	/* end of the trace data: a haltstat trailer starts after it */
+	struct td_inflater *z;	/* chunk inflater (v7 compressed) */
+	struct td_buf bufs[TD_MAXBUFS];	/* [0] = top buffer */
+	uint64_t buf_opt[TD_MAXBUFS];	/* instance flyrecord offsets (v6) */
+	int nbufs;
+};
+
+/* Bounded reads at f->pos (tracedat_read.c). */
+int hs_td_trunc(struct td_file *f, const char *what);
+bool hs_td_has(const struct td_file *f, uint64_t n);
+uint64_t hs_td_get(const struct td_file *f, const unsigned char *p, int n);
+int hs_td_num(struct td_file *f, int n, uint64_t *v, const char *what);
+int hs_td_blob(struct td_file *f, int nlen, size_t *off, size_t *len, const char *what);
+
+/* Endianness, long size and page size from the fixed header (pos 12). */
+int hs_td_fixed_header(struct td_file *f);
+/* header_page + header_event; ftrace formats; event systems (at f->pos). */
+int hs_td_header_page(struct td_file *f);
+int hs_td_event_formats(struct td_file *f);
+/* Options both versions share: CPUSTAT, TRACECLOCK, UNAME. */
+int hs_td_option(struct td_file *f, unsigned int id, size_t off, size_t len);
+/* "[local] global counter" or a bare name -> "local" in dst */
+void hs_td_clock(char *dst, size_t size, const unsigned char *p, size_t n);
+int hs_td_overlap(struct td_file *f, const struct td_buf *b);
+/* Layout, metadata, then every page through the sink; frees nothing. */
+int hs_td_run(struct td_file *f, int fd, struct hs_td_sink *s);
+void hs_td_file_free(struct td_file *f);
+
+/*
+ * The next chunk of ch (pos/left advanced) inflated into *win at *len,
+ * growing *win (*cap) as needed. 1: done, 0: no chunk left, -1: corrupt or
+ * out of memory (the message is kept for hs_td_chunk_error).
+ */
+int hs_td_chunk_next(const struct td_file *f, uint64_t *pos, uint32_t *left,
+		     unsigned char **win, size_t *len, size_t *cap);
+int hs_td_chunk_error(const struct td_file *f);
+void hs_td_inflater_free(struct td_inflater *z);
+
+/* v7 from the mapped bytes (fd: the file, or -1). HS_TD_V7_FALLBACK: compression not ours. */
+#define HS_TD_V7_FALLBACK (-100)
+extern bool hs_td_v7_fallback;	/* false: an error instead (fuzzing: no fork) */
+int hs_td_v7_read(const unsigned char *buf, size_t len, int fd, struct hs_td_sink *sink,
+		  struct hs_error *err);
+
+#endif
