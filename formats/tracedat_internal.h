@@ -55,6 +55,12 @@ struct hs_td_layout {
 
 /* Looks the 4 events up in tep once. Returns how many exist. */
 int hs_td_layout_init(struct hs_td_layout *lay, struct tep_handle *tep, bool swap);
+/*
+ * libtraceevent 1.7 parses formats through file-scope variables, so two
+ * threads must not parse at once, even into different handles.
+ */
+void hs_td_tep_lock(void);
+void hs_td_tep_unlock(void);
 /* Inlined: the decoders call this once per record. */
 static inline uint64_t hs_td_rd(const unsigned char *p, size_t len,
 				struct hs_td_field f, bool swap, bool *bad)

@@ -5,6 +5,7 @@
  * trailer (notes/META.md).
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,18 @@ static void field_set(struct hs_td_field *f, const struct tep_format_field *tf)
 		return;
 	f->off = (uint16_t)tf->offset;
 	f->size = (uint8_t)tf->size;
+}
+
+static pthread_mutex_t hs_td_tep_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void hs_td_tep_lock(void)
+{
+	pthread_mutex_lock(&hs_td_tep_mutex);
+}
+
+void hs_td_tep_unlock(void)
+{
+	pthread_mutex_unlock(&hs_td_tep_mutex);
 }
 
 int hs_td_layout_init(struct hs_td_layout *lay, struct tep_handle *tep, bool swap)
