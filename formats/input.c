@@ -240,11 +240,8 @@ int hs_input_read(const char *path, struct hs_account *acct, struct hs_error *er
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		ret = hs_error_set(err, HS_ERR_INPUT, "%s: is a directory", path);
 	} else {
-		/* the replays catch up before returning: acct is complete after */
-		hs_account_threads(acct, true);
 		ret = hs_input_fd(std ? "-" : path, fd, fstat(fd, &st) == 0 &&
 				  S_ISREG(st.st_mode), acct, err);
-		hs_account_threads(acct, false);
 	}
 	if (!std)
 		close(fd);

@@ -45,6 +45,7 @@ struct hs_td_evdesc {
 	int id;			/* event id, -1 when the event is not in the file */
 	struct hs_td_field pid;
 	struct hs_td_field f[HS_TD_NFIELDS];
+	uint32_t need;		/* payload bytes that hold every field above */
 };
 
 /* Event ids and field layouts, indexed by enum hs_event_kind - 1. */
@@ -56,15 +57,26 @@ struct hs_td_layout {
 
 /* Looks the 4 events up in tep once. Returns how many exist. */
 int hs_td_layout_init(struct hs_td_layout *lay, struct tep_handle *tep, bool swap);
-/* Inlined: the decoders call this once per record. */
-static inline uint64_t hs_td_rd(const unsigned char *p, size_t len,
-				struct hs_td_field f, bool swap, bool *bad)
+/*
+ * libtraceevent 1.7 parses formats through file-scope variables, so two
+ * threads must not parse at once, even into different handles.
+ */
+void hs_td_tep_lock(void);
+void hs_td_tep_unlock(void);
+/*
+ * Inlined: the decoders call this for every field of every record. checked
+ * is a constant after inlining: false when the record is known to be long
+ * enough for every field (the usual case), which saves a compare a field.
+ */
+static inline __attribute__((always_inline)) uint64_t
+hs_td_rd(const unsigned char *p, size_t len, struct hs_td_field f, bool swap, bool *bad,
+	 const bool checked)
 {
 	uint64_t v = 0;
 
 	if (!f.size)
 		return 0;
-	if ((size_t)f.off + f.size > len) {
+	if (checked && (size_t)f.off + f.size > len) {
 		*bad = true;
 		return 0;
 	}
@@ -86,11 +98,49 @@ static inline int hs_td_kind(const struct hs_td_layout *lay, int id)
 	return -1;
 }
 
+/* The fields of a record of kind ev->kind; checked as for hs_td_rd. */
+static inline __attribute__((always_inline)) int
+hs_td_fields(const struct hs_td_evdesc *d, const unsigned char *p, size_t len, bool sw,
+	     struct hs_event *ev, const bool checked)
+{
+	bool bad = false;
+
+	ev->tid = (int32_t)hs_td_rd(p, len, d->pid, sw, &bad, checked);
+	switch (ev->kind) {
+	case HS_EV_VCPU_WAKEUP:
+		ev->wakeup.ns = hs_td_rd(p, len, d->f[0], sw, &bad, checked);
+		ev->wakeup.waited = hs_td_rd(p, len, d->f[1], sw, &bad, checked) != 0;
+		ev->wakeup.valid = d->f[2].size ? (hs_td_rd(p, len, d->f[2], sw, &bad, checked) != 0) : -1;
+		bad |= !d->f[0].size || !d->f[1].size;
+		break;
+	case HS_EV_HALT_POLL_NS:
+		ev->poll.grow = hs_td_rd(p, len, d->f[0], sw, &bad, checked) != 0;
+		ev->poll.vcpu_id = (uint32_t)hs_td_rd(p, len, d->f[1], sw, &bad, checked);
+		ev->poll.new_ns = (uint32_t)hs_td_rd(p, len, d->f[2], sw, &bad, checked);
+		ev->poll.old_ns = (uint32_t)hs_td_rd(p, len, d->f[3], sw, &bad, checked);
+		bad |= !d->f[2].size || !d->f[3].size;
+		break;
+	case HS_EV_CPU_IDLE:
+		ev->idle.state = (uint32_t)hs_td_rd(p, len, d->f[0], sw, &bad, checked);
+		ev->idle.cpu_id = (uint32_t)hs_td_rd(p, len, d->f[1], sw, &bad, checked);
+		bad |= !d->f[0].size;
+		break;
+	default:
+		ev->guest_poll.grow = hs_td_rd(p, len, d->f[0], sw, &bad, checked) != 0;
+		ev->guest_poll.new_ns = (uint32_t)hs_td_rd(p, len, d->f[1], sw, &bad, checked);
+		ev->guest_poll.old_ns = (uint32_t)hs_td_rd(p, len, d->f[2], sw, &bad, checked);
+		bad |= !d->f[1].size || !d->f[2].size;
+		break;
+	}
+	return bad ? -2 : 0;
+}
+
+/* Decodes payload (id at offset 0) into ev: 0 ok, -1 unrelated, -2 malformed. */
 static inline int hs_td_decode(const struct hs_td_layout *lay, const unsigned char *p,
 			       size_t len, struct hs_event *ev)
 {
 	const struct hs_td_evdesc *d;
-	bool bad = false, sw = lay->swap;
+	bool sw = lay->swap;
 	uint16_t id;
 	int k;
 
@@ -102,37 +152,10 @@ static inline int hs_td_decode(const struct hs_td_layout *lay, const unsigned ch
 		return -1;
 	d = &lay->ev[k];
 	ev->kind = (uint8_t)(k + 1);
-	ev->tid = (int32_t)hs_td_rd(p, len, d->pid, sw, &bad);
-	switch (ev->kind) {
-	case HS_EV_VCPU_WAKEUP:
-		ev->wakeup.ns = hs_td_rd(p, len, d->f[0], sw, &bad);
-		ev->wakeup.waited = hs_td_rd(p, len, d->f[1], sw, &bad) != 0;
-		ev->wakeup.valid = d->f[2].size ? (hs_td_rd(p, len, d->f[2], sw, &bad) != 0) : -1;
-		bad |= !d->f[0].size || !d->f[1].size;
-		break;
-	case HS_EV_HALT_POLL_NS:
-		ev->poll.grow = hs_td_rd(p, len, d->f[0], sw, &bad) != 0;
-		ev->poll.vcpu_id = (uint32_t)hs_td_rd(p, len, d->f[1], sw, &bad);
-		ev->poll.new_ns = (uint32_t)hs_td_rd(p, len, d->f[2], sw, &bad);
-		ev->poll.old_ns = (uint32_t)hs_td_rd(p, len, d->f[3], sw, &bad);
-		bad |= !d->f[2].size || !d->f[3].size;
-		break;
-	case HS_EV_CPU_IDLE:
-		ev->idle.state = (uint32_t)hs_td_rd(p, len, d->f[0], sw, &bad);
-		ev->idle.cpu_id = (uint32_t)hs_td_rd(p, len, d->f[1], sw, &bad);
-		bad |= !d->f[0].size;
-		break;
-	default:
-		ev->guest_poll.grow = hs_td_rd(p, len, d->f[0], sw, &bad) != 0;
-		ev->guest_poll.new_ns = (uint32_t)hs_td_rd(p, len, d->f[1], sw, &bad);
-		ev->guest_poll.old_ns = (uint32_t)hs_td_rd(p, len, d->f[2], sw, &bad);
-		bad |= !d->f[1].size || !d->f[2].size;
-		break;
-	}
-	return bad ? -2 : 0;
+	return len >= d->need ? hs_td_fields(d, p, len, sw, ev, false) :
+				hs_td_fields(d, p, len, sw, ev, true);
 }
 
-/* Decodes payload (id at offset 0) into ev above: 0 ok, -1 unrelated, -2 malformed. */
 
 /* Per-CPU loss counts from CPUSTAT text, for one buffer ("" = top). */
 #define HS_TD_MAXCPUS 4096

@@ -5,6 +5,7 @@
  * trailer (notes/META.md).
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,23 @@ static void field_set(struct hs_td_field *f, const struct tep_format_field *tf)
 	f->size = (uint8_t)tf->size;
 }
 
+static pthread_mutex_t hs_td_tep_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void hs_td_tep_lock(void)
+{
+	pthread_mutex_lock(&hs_td_tep_mutex);
+}
+
+void hs_td_tep_unlock(void)
+{
+	pthread_mutex_unlock(&hs_td_tep_mutex);
+}
+
+static uint32_t td_field_end(struct hs_td_field f)
+{
+	return f.size ? (uint32_t)f.off + f.size : 0;
+}
+
 int hs_td_layout_init(struct hs_td_layout *lay, struct tep_handle *tep, bool swap)
 {
 	int found = 0;
@@ -83,8 +101,14 @@ int hs_td_layout_init(struct hs_td_layout *lay, struct tep_handle *tep, bool swa
 		lay->ev[k].id = e->id;
 		lay->idmask |= 1ull << (e->id & 63);
 		field_set(&lay->ev[k].pid, tep_find_common_field(e, "common_pid"));
-		for (int i = 0; i < HS_TD_NFIELDS && td_events[k].fields[i]; i++)
-			field_set(&lay->ev[k].f[i], tep_find_field(e, td_events[k].fields[i]));
+		lay->ev[k].need = td_field_end(lay->ev[k].pid);
+		for (int i = 0; i < HS_TD_NFIELDS && td_events[k].fields[i]; i++) {
+			struct hs_td_field *f = &lay->ev[k].f[i];
+
+			field_set(f, tep_find_field(e, td_events[k].fields[i]));
+			if (td_field_end(*f) > lay->ev[k].need)
+				lay->ev[k].need = td_field_end(*f);
+		}
 		found++;
 	}
 	return found;

@@ -963,7 +963,9 @@ int hs_td_v6_decode_fd(const unsigned char *buf, size_t len, int fd, struct hs_t
 	f.tep = tep_alloc();
 	if (!f.tep)
 		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
+	hs_td_tep_lock();
 	ret = td_header(&f);
+	hs_td_tep_unlock();
 	if (!ret)
 		ret = td_buffers(&f);
 	if (!ret) {

@@ -737,8 +737,11 @@ int hs_td_v7_read(const unsigned char *buf, size_t len, int fd, struct hs_td_sin
 		ret = v7_compression(&v, &first);
 	if (!ret)
 		ret = v7_options(&v, first);
-	if (!ret)
+	if (!ret) {
+		hs_td_tep_lock();
 		ret = v7_meta_sections(&v);
+		hs_td_tep_unlock();
+	}
 	if (!ret)
 		ret = v7_buffers(&v);
 	if (!ret)

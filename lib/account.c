@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,205 +45,19 @@ struct hs_account {
 	uint64_t base_ts;		/* first event seen: origin of start/end */
 	uint64_t first_ts, last_ts;	/* span of the events kept */
 
-	struct hs_worker *worker;	/* what-if replays in a second thread, or NULL */
-	uint64_t inline_halts;
-	bool worker_tried;
-	bool threads_ok;		/* hs_account_threads(): off unless asked */
+	/* hs_account_shard(): the vCPU threads and guest CPUs kept here */
+	unsigned int shard, nshards;
 };
 
-/*
- * The what-if replay is most of the cost of an analysis and each vCPU's
- * replay only depends on that vCPU's halts in order (so does its halt
- * histogram, whose buckets miss the cache): past
- * HS_WORKER_START halts (and with a second CPU to run on) they are queued
- * to one worker thread in fixed-size chunks while this thread goes on
- * decoding. Per vCPU the order is kept, so the results are the same bits
- * as inline. Only when the reader asked for it (hs_account_threads), as
- * the results are complete only once it is turned off again or the
- * stream ends. Off unless HALTSTAT_THREADS=2: on the 2-CPU VMs it was
- * measured on, handing halts over cost more than the replay it moved
- * (4 M events: 0.42 s with the worker, 0.28 s without).
- */
-#define HS_WORKER_START 65536
-#define HS_WORKER_CHUNK 512	/* 8 x 512 x 64 bytes: stays in the L2 cache */
-#define HS_WORKER_SLOTS 8
-
-struct hs_halt_job {
-	struct hs_hist *hist;
-	struct hs_whatif *w;		/* NULL without what-if */
-	struct hs_wakeup wakeup;
-	struct hs_poll_change change;
-	int64_t window;
-	bool has_change, reliable;
-};
-
-struct hs_worker {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct hs_halt_job *slot[HS_WORKER_SLOTS];
-	unsigned int len[HS_WORKER_SLOTS];
-	unsigned int head, count;	/* queued slots, the head one in work */
-	unsigned int fill, used;	/* producer's slot and its length */
-	bool stop;
-};
-
-static void hs_job_run(const struct hs_halt_job *j)
-{
-	hs_hist_add(j->hist, j->wakeup.ns);
-	if (j->w)
-		hs_whatif_halt(j->w, &j->wakeup, j->has_change ? &j->change : NULL, j->window,
-			       j->reliable);
-}
-
-static void *hs_worker_main(void *arg)
-{
-	struct hs_worker *k = arg;
-
-	pthread_mutex_lock(&k->lock);
-	for (;;) {
-		while (!k->count && !k->stop)
-			pthread_cond_wait(&k->cond, &k->lock);
-		if (!k->count)
-			break;
-		unsigned int s = k->head, n = k->len[s];
-
-		pthread_mutex_unlock(&k->lock);
-		for (unsigned int i = 0; i < n; i++)
-			hs_job_run(&k->slot[s][i]);
-		pthread_mutex_lock(&k->lock);
-		k->head = (k->head + 1) % HS_WORKER_SLOTS;
-		k->count--;
-		pthread_cond_broadcast(&k->cond);
-	}
-	pthread_mutex_unlock(&k->lock);
-	return NULL;
-}
-
-static bool hs_worker_wanted(void)
-{
-	const char *e = getenv("HALTSTAT_THREADS");
-	cpu_set_t set;
-
-	if (!e || atoi(e) < 2)
-		return false;
-	return !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 1;
-}
-
-static void hs_worker_free(struct hs_worker *k)
-{
-	for (unsigned int i = 0; i < HS_WORKER_SLOTS; i++)
-		free(k->slot[i]);
-	free(k);
-}
-
-/* NULL (stay inline) when there is no second CPU or no memory. */
-static struct hs_worker *hs_worker_start(void)
-{
-	struct hs_worker *k;
-
-	if (!hs_worker_wanted() || !(k = calloc(1, sizeof(*k))))
-		return NULL;
-	for (unsigned int i = 0; i < HS_WORKER_SLOTS; i++) {
-		k->slot[i] = malloc(sizeof(*k->slot[i]) * HS_WORKER_CHUNK);
-		if (!k->slot[i]) {
-			hs_worker_free(k);
-			return NULL;
-		}
-	}
-	if (pthread_mutex_init(&k->lock, NULL)) {
-		hs_worker_free(k);
-		return NULL;
-	}
-	if (pthread_cond_init(&k->cond, NULL)) {
-		pthread_mutex_destroy(&k->lock);
-		hs_worker_free(k);
-		return NULL;
-	}
-	if (pthread_create(&k->thread, NULL, hs_worker_main, k)) {
-		pthread_cond_destroy(&k->cond);
-		pthread_mutex_destroy(&k->lock);
-		hs_worker_free(k);
-		return NULL;
-	}
-	return k;
-}
-
-/* Hands the filled slot over; waits while every slot is queued. */
-static void hs_worker_publish(struct hs_worker *k)
-{
-	pthread_mutex_lock(&k->lock);
-	k->len[k->fill] = k->used;
-	k->count++;
-	pthread_cond_broadcast(&k->cond);
-	while (k->count == HS_WORKER_SLOTS)
-		pthread_cond_wait(&k->cond, &k->lock);
-	k->fill = (k->head + k->count) % HS_WORKER_SLOTS;
-	pthread_mutex_unlock(&k->lock);
-	k->used = 0;
-}
-
-/* Runs what is queued and ends the thread: the replays are complete after. */
-static void hs_worker_stop(struct hs_worker *k)
-{
-	if (!k)
-		return;
-	if (k->used)
-		hs_worker_publish(k);
-	pthread_mutex_lock(&k->lock);
-	k->stop = true;
-	pthread_cond_broadcast(&k->cond);
-	pthread_mutex_unlock(&k->lock);
-	pthread_join(k->thread, NULL);
-	pthread_cond_destroy(&k->cond);
-	pthread_mutex_destroy(&k->lock);
-	hs_worker_free(k);
-}
-
-static void hs_account_drain(struct hs_account *a)
-{
-	hs_worker_stop(a->worker);
-	a->worker = NULL;
-}
-
-void hs_account_threads(struct hs_account *a, bool on)
-{
-	if (!on)
-		hs_account_drain(a);
-	a->threads_ok = on;
-	a->worker_tried = false;
-}
-
-/* The halt histogram and the what-if replay of one halt, here or queued. */
-static void hs_account_halt(struct hs_account *a, struct hs_hist *hist, struct hs_whatif *w,
+/* The halt histogram and the what-if replay of one halt. */
+static void hs_account_halt(struct hs_hist *hist, struct hs_whatif *w,
 			    const struct hs_wakeup *wakeup,
 			    const struct hs_poll_change *change, int64_t window,
 			    bool reliable)
 {
-	struct hs_halt_job *j;
-
-	if (!a->worker && a->threads_ok && !a->worker_tried &&
-	    ++a->inline_halts >= HS_WORKER_START) {
-		a->worker_tried = true;
-		a->worker = hs_worker_start();
-	}
-	if (!a->worker) {
-		hs_hist_add(hist, wakeup->ns);
-		if (w)
-			hs_whatif_halt(w, wakeup, change, window, reliable);
-		return;
-	}
-	j = &a->worker->slot[a->worker->fill][a->worker->used];
-	j->hist = hist;
-	j->w = w;
-	j->wakeup = *wakeup;
-	j->has_change = change != NULL;
-	if (change)
-		j->change = *change;
-	j->window = window;
-	j->reliable = reliable;
-	if (++a->worker->used == HS_WORKER_CHUNK)
-		hs_worker_publish(a->worker);
+	hs_hist_add(hist, wakeup->ns);
+	if (w)
+		hs_whatif_halt(w, wakeup, change, window, reliable);
 }
 
 static uint32_t hs_imap_hash(int key)
@@ -385,7 +197,6 @@ void hs_account_free(struct hs_account *a)
 
 	if (!a)
 		return;
-	hs_account_drain(a);
 	for (i = 0; i < a->nvcpus; i++)
 		hs_vcpu_free(a->vcpus[i]);
 	free(a->vcpus);
@@ -437,7 +248,7 @@ static struct hs_vcpu_acct *hs_vcpu_new(const struct hs_account *a, int tid)
 	v->tid = tid;
 	v->window = HS_WINDOW_UNKNOWN;
 	v->vcpu_id = -1;
-	hs_hist_init(&v->all);
+	/* v->all is empty as calloc left it: touching its 64 KiB here would fault every page in */
 	if (a->opts.linear_bucket_ns) {
 		v->linear_poll = calloc(n, sizeof(*v->linear_poll));
 		v->linear_wait = calloc(n, sizeof(*v->linear_wait));
@@ -574,15 +385,28 @@ static void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
 		v->log2_poll[hs_log2_index(w->ns)]++;
 		hs_linear_add(a, v->linear_poll, w->ns);
 	}
-	hs_account_halt(a, &v->all, v->whatif, w, change, window, !v->unreliable);
+	hs_account_halt(&v->all, v->whatif, w, change, window, !v->unreliable);
 	v->has_pending = false;
 	v->unreliable = false;
 }
 
+/*
+ * A share of the keys by a hash: vCPU threads of one VM have consecutive
+ * tids, which a plain modulo would hand out just as well, but tids picked
+ * from a sparse set might not.
+ */
+static bool hs_account_owns(const struct hs_account *a, int key)
+{
+	return a->nshards <= 1 || (hs_imap_hash(key) >> 16) % a->nshards == a->shard;
+}
+
 static int hs_account_kvm(struct hs_account *a, const struct hs_event *ev)
 {
-	struct hs_vcpu_acct *v = hs_vcpu_get(a, ev->tid, ev->ts);
+	struct hs_vcpu_acct *v;
 
+	if (!hs_account_owns(a, ev->tid))
+		return 0;
+	v = hs_vcpu_get(a, ev->tid, ev->ts);
 	if (!v)
 		return -ENOMEM;
 	if (ev->ts > v->last_ts)
@@ -652,7 +476,7 @@ static int hs_account_guest_event(struct hs_account *a, const struct hs_event *e
 	struct hs_guest_cpu_acct *g;
 
 	/* a CPU number no machine has: a damaged record, not worth a map slot */
-	if (key < 0 || key > INT_MAX)
+	if (key < 0 || key > INT_MAX || !hs_account_owns(a, (int)key))
 		return 0;
 	g = hs_guest_get(a, (int)key, ev->ts);
 	if (!g)
@@ -823,7 +647,6 @@ void hs_account_finish(struct hs_account *a)
 	if (a->finished)
 		return;
 	a->finished = true;
-	hs_account_drain(a);
 	for (i = 0; i < a->nvcpus; i++) {
 		struct hs_vcpu_acct *v = a->vcpus[i];
 
@@ -904,7 +727,6 @@ void hs_account_cut(struct hs_account *a, uint64_t ts)
 	if (a->finished)
 		return;
 	a->finished = true;
-	hs_account_drain(a);
 	if (!a->have_ts)
 		a->first_ts = ts;
 	if (!a->have_ts || ts > a->last_ts)
@@ -930,6 +752,82 @@ void hs_account_cut(struct hs_account *a, uint64_t ts)
 		hs_window_advance(g->window, &g->window_since_ts, a->last_ts, &g->window_area,
 				  &g->window_time);
 	}
+}
+
+void hs_account_shard(struct hs_account *a, unsigned int index, unsigned int count)
+{
+	a->shard = count > 1 ? index % count : 0;
+	a->nshards = count > 1 ? count : 1;
+}
+
+/* Both lists are in order of first appearance: so is their merge. */
+static int hs_absorb_vcpus(struct hs_account *a, struct hs_account *from)
+{
+	unsigned int n = a->nvcpus + from->nvcpus, i = 0, j = 0, k = 0;
+	struct hs_vcpu_acct **all = malloc(sizeof(*all) * (n ? n : 1));
+	struct hs_imap map = { 0 };
+
+	if (!all)
+		return -ENOMEM;
+	while (i < a->nvcpus || j < from->nvcpus) {
+		bool mine = j == from->nvcpus ||
+			    (i < a->nvcpus && a->vcpus[i]->first_ts <= from->vcpus[j]->first_ts);
+		struct hs_vcpu_acct *v = mine ? a->vcpus[i++] : from->vcpus[j++];
+
+		if (hs_imap_put(&map, v->tid, k)) {
+			hs_imap_free(&map);
+			free(all);
+			return -ENOMEM;
+		}
+		all[k++] = v;
+	}
+	free(a->vcpus);
+	hs_imap_free(&a->vcpu_map);
+	a->vcpus = all;
+	a->nvcpus = a->cap_vcpus = n;
+	a->vcpu_map = map;
+	from->nvcpus = 0;	/* a owns them now */
+	return 0;
+}
+
+static int hs_absorb_guest(struct hs_account *a, struct hs_account *from)
+{
+	unsigned int n = a->nguest + from->nguest, i = 0, j = 0, k = 0;
+	struct hs_guest_cpu_acct *all = malloc(sizeof(*all) * (n ? n : 1));
+	struct hs_imap map = { 0 };
+
+	if (!all)
+		return -ENOMEM;
+	while (i < a->nguest || j < from->nguest) {
+		bool mine = j == from->nguest ||
+			    (i < a->nguest && a->guest[i].first_ts <= from->guest[j].first_ts);
+
+		all[k] = mine ? a->guest[i++] : from->guest[j++];
+		if (hs_imap_put(&map, all[k].cpu, k)) {
+			hs_imap_free(&map);
+			free(all);
+			return -ENOMEM;
+		}
+		k++;
+	}
+	free(a->guest);
+	hs_imap_free(&a->guest_map);
+	a->guest = all;
+	a->nguest = a->cap_guest = n;
+	a->guest_map = map;
+	from->nguest = 0;
+	return 0;
+}
+
+int hs_account_absorb(struct hs_account *a, struct hs_account *from)
+{
+	int ret = hs_absorb_vcpus(a, from);
+
+	if (!ret)
+		ret = hs_absorb_guest(a, from);
+	if (!ret)
+		hs_account_shard(a, 0, 1);
+	return ret;
 }
 
 unsigned int hs_account_nvcpus(const struct hs_account *a)

@@ -106,12 +106,17 @@ void hs_account_lost(struct hs_account *acct, int cpu, uint64_t count, bool coun
 /* Ends the stream: closes open idle periods and window timelines. */
 void hs_account_finish(struct hs_account *acct);
 /*
- * Added: on, the halt histograms and what-if replays may run in a worker
- * thread (same results) and are complete only after turning it off again,
- * hs_account_finish or hs_account_cut. Off by default; hs_input_read turns
- * it on for the duration of a read.
+ * Two threads can read one recording side by side, each into its own
+ * account: hs_account_shard() makes acct keep only the vCPU threads and
+ * guest CPUs whose key falls in share index of count (the per-vCPU work is
+ * the expensive part and no vCPU depends on another). Every shard still
+ * counts every event, loss and name, so shard 0 holds the totals.
+ * hs_account_absorb() then moves the per-vCPU and per-guest-CPU states of
+ * the other shard into shard 0, in the order one reader would have made,
+ * and makes it whole again; call hs_account_finish() after.
  */
-void hs_account_threads(struct hs_account *acct, bool on);
+void hs_account_shard(struct hs_account *acct, unsigned int index, unsigned int count);
+int hs_account_absorb(struct hs_account *acct, struct hs_account *from);
 
 /*
  * Live views cut one stream into intervals. hs_account_carry() starts an

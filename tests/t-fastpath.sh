@@ -1,12 +1,12 @@
 #!/bin/bash
-# The fast paths (own v6 page decoder with pread windows, the what-if replay
-# in a worker thread, batched candidates, streamed text and pipes) must give
-# exactly the report of the straightforward ones: libtracecmd on the same
-# file (HALTSTAT_READER=libtracecmd, for v6 and for the own v7 reader), two
-# threads (HALTSTAT_THREADS=2), the trace-cmd v7 conversions (zstd, none, and
-# zlib made by hs-v7zlib.py), and the same events as kernel text. The traces
-# have several CPUs, migrations, unrelated sched_switch noise and losses,
-# and more halts than it takes to start the worker thread.
+# The fast paths (own v6 and v7 readers with pread windows, two readers
+# that each keep half of the vCPUs, batched candidates, streamed text and
+# pipes) must give exactly the report of the straightforward ones:
+# libtracecmd on the same file (HALTSTAT_READER=libtracecmd, for v6 and v7),
+# one reader (HALTSTAT_THREADS=1 against =2), the trace-cmd v7 conversions
+# (zstd, none, and zlib made by hs-v7zlib.py), and the same events as kernel
+# text. The traces have several CPUs, migrations, unrelated sched_switch
+# noise and losses.
 . "$(dirname "$0")/lib.sh"
 SYNTH=$HS_BUILD/tests/tools/hs-synth
 JCMP=$HS_TOP/tests/tools/hs-jcmp.py
@@ -26,7 +26,7 @@ run_case() {
 	if ! "$SYNTH" "$@" -o "$d.dat" -t "$d.txt" -j "$d.exp" >"$TMP/synth.out" 2>&1; then
 		fail "fastpath-$c-synth" "$(head -c 200 "$TMP/synth.out")"; return
 	fi
-	"$HALTSTAT" report -i "$d.dat" --json >"$d.own.json" 2>"$TMP/err" ||
+	HALTSTAT_THREADS=1 "$HALTSTAT" report -i "$d.dat" --json >"$d.own.json" 2>"$TMP/err" ||
 		{ fail "fastpath-$c-own" "$(cat "$TMP/err")"; return; }
 	# the generator's own counts: an independent reference for all paths
 	local want got
@@ -45,7 +45,10 @@ run_case() {
 	same "fastpath-$c-v6-own-equals-libtracecmd" "$d.own.json" "$d.ltc.json"
 
 	HALTSTAT_THREADS=2 "$HALTSTAT" report -i "$d.dat" --json >"$d.two.json" 2>&1
-	check "fastpath-$c-threads-bit-identical" cmp "$d.own.json" "$d.two.json"
+	check "fastpath-$c-two-readers-bit-identical" cmp "$d.own.json" "$d.two.json"
+	HALTSTAT_THREADS=2 "$HALTSTAT" report -i "$d.dat" >"$d.two.txt" 2>&1
+	HALTSTAT_THREADS=1 "$HALTSTAT" report -i "$d.dat" >"$d.one.txt" 2>&1
+	check "fastpath-$c-two-readers-text-identical" cmp "$d.one.txt" "$d.two.txt"
 
 	"$HALTSTAT" report -i - --json <"$d.dat" >"$d.stdin.json" 2>&1
 	cat "$d.dat" | "$HALTSTAT" report -i - --json >"$d.pipe.json" 2>&1
@@ -91,5 +94,5 @@ run_case multi -v 4 -V 2 -H 20000 -g exp:150us -c 3 --migrate 0.3 --noise 3000 -
 # 2 CPUs, one VM, periodic wakes, other module values (shrink 0), the 5.x era
 run_case era5 -v 2 -V 1 -H 40000 -g period:180us -c 2 --migrate 0.05 --noise 1000 \
 	--shrink 0 --release 5.15.0-91-generic
-# one CPU only, a few halts (the worker thread never starts)
+# one CPU only, a few halts
 run_case small -v 1 -H 3000 -g 30us,100us,600us -c 1

@@ -54,6 +54,11 @@ hs=$!
 rc=$!
 wait $hs; hs_rc=$?
 wait $rc; rc_rc=$?
+
+# the same load once more, haltstat alone with its default buffer size
+"$HALTSTAT" record --guest -e sched:sched_switch -d "$SECS" -o "$TMP/default.dat" \
+	2>"$TMP/def.err"
+def_rc=$?
 kill $load 2>/dev/null; wait $load 2>/dev/null
 
 if [ $hs_rc -ne 0 ] || [ $rc_rc -ne 0 ]; then
@@ -71,3 +76,18 @@ printf 'bench-record: %s s, %s events (%d/s), file %d MiB\n' "$SECS" "$events" \
 printf '  %-22s cpu user %6ss sys %6ss  lost %s\n' "haltstat record" "$hs_u" "$hs_s" "$hs_lost"
 printf '  %-22s cpu user %6ss sys %6ss  lost %s  (%d MiB)\n' "baseline rawcopy" "$rc_u" "$rc_s" \
 	"$rc_lost" $((rc_bytes >> 20))
+
+def_events=$(awk '/ events, / { print $5 }' "$TMP/def.err")
+def_lost=$(awk '/lost events:/ { for (i = 3; i <= NF; i++) { split($i, a, "="); s += a[2] } print s + 0 }' "$TMP/def.err")
+printf '  %-22s %s events (%d/s)  lost %s  (status %d)\n' "haltstat, default -m" \
+	"${def_events:-0}" $((${def_events:-0} / SECS)) "${def_lost:-0}" "$def_rc"
+
+# verdict TEXT AWK-CONDITION, as in run.sh
+verdict() {
+	if awk "BEGIN { exit !($2) }"; then echo "  met     $1"; else echo "  NOT MET $1"; fi
+}
+echo "targets:"
+verdict "record, default settings: >= 100000 events/s with 0 lost ($((${def_events:-0} / SECS))/s, lost ${def_lost:-0})" \
+	"$def_rc == 0 && ${def_events:-0} / $SECS >= 100000 && ${def_lost:-0} == 0"
+verdict "recorder CPU within 1.5x of copying trace_pipe_raw ($hs_u+$hs_s s against $rc_u+$rc_s s)" \
+	"($hs_u + $hs_s) <= 1.5 * ($rc_u + $rc_s)"

@@ -84,7 +84,7 @@ row() {	# row KEY LABEL FILE EVENTS TC_RUNS [env...]
 BIG=$(events_of "$D/big.json"); SMALL=$(events_of "$D/small.json"); HUGE=$(events_of "$D/huge.json")
 LINES=$(grep -c '' "$D/big.txt")
 row v6 "big v6 trace.dat" "$D/big.dat" "$BIG" "$RUNS"
-row v6one "  same, 2 threads" "$D/big.dat" "$BIG" 0 HALTSTAT_THREADS=2
+row v6one "  same, one reader" "$D/big.dat" "$BIG" 0 HALTSTAT_THREADS=1
 [ -s "$D/big.v7.dat" ] && row v7 "big v7 zstd" "$D/big.v7.dat" "$BIG" "$RUNS"
 row txt "big kernel text (lines)" "$D/big.txt" "$LINES" 0
 row small "100k v6 trace.dat" "$D/small.dat" "$SMALL" "$RUNS"

@@ -461,6 +461,73 @@ out:
 	hs_account_free(a);
 }
 
+
+/* One mixed stream into every account of accts[0..n). */
+static void shard_stream(struct hs_account **accts, int n)
+{
+	for (int k = 0; k < n; k++) {
+		struct hs_account *a = accts[k];
+
+		for (int i = 0; i < 200; i++) {
+			uint64_t ts = 1000 + (uint64_t)i * 100;
+			int tid = 500 + (i * 7) % 13;	/* 13 vCPU threads, interleaved */
+
+			if (i % 5 == 0)
+				pollns(a, ts, tid, (uint32_t)(tid - 500), 20000 + (uint32_t)i, 10000);
+			wake(a, ts + 50, tid, (uint64_t)(i * 37) % 30000, i % 3 == 0, 1);
+			idle(a, ts + 60, i % 4, (uint32_t)(i % 4), i % 2 ? 1 : 4294967295u);
+			if (i == 120)
+				hs_account_lost(a, 1, 5, true);
+		}
+	}
+}
+
+/*
+ * Two shards fed the same stream and absorbed give what one account gives:
+ * the same vCPUs and guest CPUs, in the same order, with the same counts,
+ * and the totals of shard 0 (counted once, not twice).
+ */
+static void test_shards(void)
+{
+	struct hs_account *one = acct_new(0, 0, 0, 0), *sh[2] = { acct_new(0, 0, 0, 0),
+								   acct_new(0, 0, 0, 0) };
+	unsigned int i, same = 1;
+
+	hs_account_shard(sh[0], 0, 2);
+	hs_account_shard(sh[1], 1, 2);
+	shard_stream(&one, 1);
+	shard_stream(sh, 2);
+	CHECK(hs_account_nvcpus(sh[0]) > 0 && hs_account_nvcpus(sh[1]) > 0 &&
+	      hs_account_nvcpus(sh[0]) + hs_account_nvcpus(sh[1]) == 13, "acct_shards_split_vcpus");
+	CHECK(hs_account_absorb(sh[0], sh[1]) == 0, "acct_shards_absorb");
+	hs_account_finish(one);
+	hs_account_finish(sh[0]);
+	CHECK_EQ_U64(hs_account_nvcpus(sh[0]), hs_account_nvcpus(one), "acct_shards_nvcpus");
+	CHECK_EQ_U64(hs_account_nguest(sh[0]), hs_account_nguest(one), "acct_shards_nguest");
+	for (i = 0; i < hs_account_nvcpus(one) && i < hs_account_nvcpus(sh[0]); i++) {
+		const struct hs_vcpu_acct *x = hs_account_vcpu(one, i), *y = hs_account_vcpu(sh[0], i);
+
+		same &= x->tid == y->tid && x->halts == y->halts && x->waits == y->waits &&
+			x->poll_misses == y->poll_misses && x->grows == y->grows &&
+			x->window_area == y->window_area && x->all.sum == y->all.sum;
+	}
+	CHECK(same, "acct_shards_vcpus_same_order_and_counts");
+	for (i = 0, same = 1; i < hs_account_nguest(one) && i < hs_account_nguest(sh[0]); i++) {
+		const struct hs_guest_cpu_acct *x = hs_account_guest(one, i);
+		const struct hs_guest_cpu_acct *y = hs_account_guest(sh[0], i);
+
+		same &= x->cpu == y->cpu && !memcmp(x->entries, y->entries, sizeof(x->entries)) &&
+			!memcmp(x->residency_ns, y->residency_ns, sizeof(x->residency_ns));
+	}
+	CHECK(same, "acct_shards_guest_same_order_and_counts");
+	CHECK_EQ_U64(hs_account_events(sh[0], HS_EV_VCPU_WAKEUP), 200, "acct_shards_events_once");
+	CHECK_EQ_U64(hs_account_meta(sh[0])->lost_events, 5, "acct_shards_lost_once");
+	CHECK(find_vcpu(sh[0], 512) != NULL, "acct_shards_map_rebuilt");
+	hs_account_free(one);
+	hs_account_free(sh[0]);
+	hs_account_free(sh[1]);
+}
+
 int main(void)
 {
 	test_classification();
@@ -475,6 +542,7 @@ int main(void)
 	test_many_threads();
 	test_bad_kind();
 	test_whatif_hook();
+	test_shards();
 	CHECK_EQ_U64(feed_errors, 0, "acct_feed_errors");
 	return CHECK_DONE();
 }
