@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer harness: trace.dat from a buffer (header, event formats,
- * options, flyrecord, pages, haltstat trailer). Version 7 needs a file for
- * libtracecmd: fuzz_tracedat_v7 covers it, here it is turned away. One
- * length in 8 goes through a file and hs_input_read (mmap and pread windows),
+ * options, flyrecord, pages, haltstat trailer). Version 7 is turned away:
+ * fuzz_tracedat_v7 covers it. One length in 8 goes through a file and hs_input_read (mmap and pread windows),
  * the rest through the buffer reader: a file per input costs a page-table
  * flush on every munmap.
  */
