@@ -2,9 +2,9 @@
 /*
  * libFuzzer harness: trace.dat from a buffer (header, event formats,
  * options, flyrecord, pages, haltstat trailer). Version 7 is turned away:
- * fuzz_tracedat_v7 covers it. One length in 8 goes through a file and hs_input_read (mmap and pread windows),
- * the rest through the buffer reader: a file per input costs a page-table
- * flush on every munmap.
+ * fuzz_tracedat_v7 covers it. One length in 8 goes through a file and
+ * hs_input_read (mmap and pread windows), the rest through the buffer
+ * reader: a file per input costs a page-table flush on every munmap.
  */
 #include <stdlib.h>
 #include <unistd.h>
