@@ -28,6 +28,13 @@ struct hs_td_sink {
 	void (*process)(void *priv, int tgid, const char *comm, const char *vm);
 	void *priv;
 	struct hs_meta *meta;
+	/*
+	 * Optional (NULL: every event goes to event()). keeps() false: the
+	 * sink would only count ev, so the decoder drops it before the merge
+	 * and hands the count of such events to count() at the end.
+	 */
+	bool (*keeps)(void *priv, const struct hs_event *ev);
+	void (*count)(void *priv, const struct hs_event_tally *t);
 };
 
 void hs_td_sink_account(struct hs_td_sink *sink, struct hs_account *acct);

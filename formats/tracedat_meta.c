@@ -21,6 +21,16 @@ static int sink_acct_event(void *priv, const struct hs_event *ev)
 	return hs_account_event(priv, ev);
 }
 
+static bool sink_acct_keeps(void *priv, const struct hs_event *ev)
+{
+	return hs_account_keeps(priv, ev);
+}
+
+static void sink_acct_count(void *priv, const struct hs_event_tally *t)
+{
+	hs_account_tally(priv, t);
+}
+
 static void sink_acct_lost(void *priv, int cpu, uint64_t count, bool known)
 {
 	hs_account_lost(priv, cpu, count, known);
@@ -42,6 +52,8 @@ void hs_td_sink_account(struct hs_td_sink *sink, struct hs_account *acct)
 	sink->lost = sink_acct_lost;
 	sink->thread = sink_acct_thread;
 	sink->process = sink_acct_process;
+	sink->keeps = sink_acct_keeps;
+	sink->count = sink_acct_count;
 	sink->priv = acct;
 	sink->meta = hs_account_meta(acct);
 }

@@ -497,6 +497,8 @@ struct td_dec {
 	size_t win_cap;			/* bytes per pread window */
 	int io_err;			/* errno of a failed pread */
 	bool z_err;			/* a chunk did not inflate */
+	const struct hs_td_sink *drop;	/* sink that tells events to drop, or NULL */
+	struct hs_event_tally tally;	/* the events dropped */
 };
 
 static inline uint32_t td_u32(const struct td_dec *d, const unsigned char *p)
@@ -628,6 +630,31 @@ static bool td_page(struct td_dec *d, struct td_cur *c)
 }
 
 /*
+ * An event the sink only counts (another thread keeps its vCPU) is
+ * counted here instead of going through the merge. It is clamped as the
+ * merge would have, so the next kept event of this CPU is clamped the same.
+ */
+static bool td_dropped(struct td_dec *d, struct td_cur *c)
+{
+	struct hs_event_tally *t = &d->tally;
+	uint64_t ts = c->ts;
+
+	c->ev.cpu = c->cpu;
+	if (d->drop->keeps(d->drop->priv, &c->ev))
+		return false;
+	if (ts < c->last_ts) {
+		ts = c->last_ts;
+		d->meta->clamped_ts++;
+	}
+	c->last_ts = ts;
+	/* first_ts starts at UINT64_MAX, last_ts at 0 */
+	t->first_ts = ts < t->first_ts ? ts : t->first_ts;
+	t->last_ts = ts > t->last_ts ? ts : t->last_ts;
+	t->count[c->ev.kind]++;
+	return true;
+}
+
+/*
  * Advances to the next relevant event of this CPU (kbuffer-parse.c
  * semantics for record lengths and time stamps). 1: c->ev is set, 0: end.
  */
@@ -683,6 +710,8 @@ static int td_next(struct td_dec *d, struct td_cur *c)
 
 			if (r == -2)
 				d->meta->skipped_events++;
+			if (r == 0 && d->drop && td_dropped(d, c))
+				r = -1;
 			/*
 			 * A page that lost events reports them at its first
 			 * record, relevant or not (as libtracecmd does): kind 0
@@ -918,7 +947,9 @@ static int td_decode(struct td_file *f, int fd, struct hs_td_sink *s, struct hs_
 {
 	size_t ncur = (size_t)f->nbufs * (f->ncpus ? f->ncpus : 1);
 	struct td_dec d = { .f = f, .meta = s->meta, .hdr = 8 + f->long_size, .fd = fd,
-			    .win_cap = td_win_cap(f, ncur) };
+			    .win_cap = td_win_cap(f, ncur),
+			    .drop = s->keeps && s->count ? s : NULL,
+			    .tally = { .first_ts = UINT64_MAX } };
 	struct td_cur *cur = calloc(ncur, sizeof(*cur));
 	struct td_cur **heap = calloc(ncur, sizeof(*heap));
 	int n = 0, ret = 0;
@@ -936,6 +967,8 @@ static int td_decode(struct td_file *f, int fd, struct hs_td_sink *s, struct hs_
 	}
 	if (!ret && td_merge(&d, heap, n, s))
 		ret = hs_error_set(f->err, HS_ERR_RUNTIME, "accounting rejected an event");
+	if (!ret && d.drop)
+		s->count(s->priv, &d.tally);
 	if (!ret && d.io_err)
 		ret = hs_error_set(f->err, d.io_err == ENOMEM ? HS_ERR_RUNTIME : HS_ERR_INPUT,
 				   "read error: %s", strerror(d.io_err));

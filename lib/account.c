@@ -397,7 +397,46 @@ static void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
  */
 static bool hs_account_owns(const struct hs_account *a, int key)
 {
-	return a->nshards <= 1 || (hs_imap_hash(key) >> 16) % a->nshards == a->shard;
+	/* the hash scaled to [0, nshards): its high bits, and no division */
+	return a->nshards <= 1 ||
+	       (unsigned int)(((uint64_t)hs_imap_hash(key) * a->nshards) >> 32) == a->shard;
+}
+
+/* The key hs_account_kvm or hs_account_guest_event files ev under; -1: none. */
+static int64_t hs_account_key(const struct hs_event *ev)
+{
+	if (ev->kind == HS_EV_VCPU_WAKEUP || ev->kind == HS_EV_HALT_POLL_NS)
+		return ev->tid;
+	return ev->kind == HS_EV_CPU_IDLE ? (int64_t)ev->idle.cpu_id : ev->cpu;
+}
+
+bool hs_account_keeps(const struct hs_account *a, const struct hs_event *ev)
+{
+	int64_t key = hs_account_key(ev);
+
+	/* start/end count from the first event seen: every event must be seen */
+	if (a->nshards <= 1 || a->opts.start_ns || a->opts.end_ns ||
+	    ev->kind < HS_EV_VCPU_WAKEUP || ev->kind > HS_EV_GUEST_HALT_POLL_NS ||
+	    key < 0 || key > INT_MAX)
+		return true;
+	return hs_account_owns(a, (int)key);
+}
+
+void hs_account_tally(struct hs_account *a, const struct hs_event_tally *t)
+{
+	bool any = false;
+
+	for (int k = HS_EV_VCPU_WAKEUP; k <= HS_EV_GUEST_HALT_POLL_NS; k++) {
+		a->events[k] += t->count[k];
+		any |= t->count[k] != 0;
+	}
+	if (!any)
+		return;
+	if (!a->have_ts || t->first_ts < a->first_ts)
+		a->first_ts = t->first_ts;
+	if (!a->have_ts || t->last_ts > a->last_ts)
+		a->last_ts = t->last_ts;
+	a->have_ts = true;
 }
 
 static int hs_account_kvm(struct hs_account *a, const struct hs_event *ev)
@@ -472,7 +511,7 @@ static void hs_guest_poll_ns(struct hs_guest_cpu_acct *g, const struct hs_event 
 
 static int hs_account_guest_event(struct hs_account *a, const struct hs_event *ev)
 {
-	int64_t key = ev->kind == HS_EV_CPU_IDLE ? (int64_t)ev->idle.cpu_id : ev->cpu;
+	int64_t key = hs_account_key(ev);
 	struct hs_guest_cpu_acct *g;
 
 	/* a CPU number no machine has: a damaged record, not worth a map slot */

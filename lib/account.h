@@ -117,6 +117,13 @@ void hs_account_finish(struct hs_account *acct);
  */
 void hs_account_shard(struct hs_account *acct, unsigned int index, unsigned int count);
 int hs_account_absorb(struct hs_account *acct, struct hs_account *from);
+/*
+ * For a reader that can drop events early: false when acct, being a shard,
+ * would only count ev (another shard keeps its vCPU). The reader then
+ * tallies such events and hands the tally over with hs_account_tally().
+ */
+bool hs_account_keeps(const struct hs_account *acct, const struct hs_event *ev);
+void hs_account_tally(struct hs_account *acct, const struct hs_event_tally *t);
 
 /*
  * Live views cut one stream into intervals. hs_account_carry() starts an

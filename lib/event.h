@@ -56,4 +56,10 @@ struct hs_event {
 	};
 };
 
+/* Events counted but not looked at (hs_account_keeps), per kind. */
+struct hs_event_tally {
+	uint64_t count[HS_EV_GUEST_HALT_POLL_NS + 1];
+	uint64_t first_ts, last_ts;	/* valid when a count is not 0 */
+};
+
 #endif

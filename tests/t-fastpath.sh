@@ -96,3 +96,17 @@ run_case era5 -v 2 -V 1 -H 40000 -g period:180us -c 2 --migrate 0.05 --noise 100
 	--shrink 0 --release 5.15.0-91-generic
 # one CPU only, a few halts
 run_case small -v 1 -H 3000 -g 30us,100us,600us -c 1
+
+# Damaged files the two readers must also agree on: time stamps going
+# backwards (clamped the same whether an event is kept or only counted),
+# pages that lost events, big-endian and extended time stamps.
+MKDAT=$HS_TOP/tests/tools/hs-mkdat.py
+for opts in "--backwards --cpus 3" "--missed --cpus 4" "--big-endian --extend --long --backwards"; do
+	name=mkdat-$(tr -d ' -' <<<"$opts")
+	if ! python3 "$MKDAT" $opts --events 20000 "$TMP/$name.dat" >/dev/null 2>&1; then
+		fail "fastpath-$name" "hs-mkdat.py failed"; continue
+	fi
+	HALTSTAT_THREADS=1 "$HALTSTAT" report -i "$TMP/$name.dat" --json >"$TMP/$name.one" 2>&1
+	HALTSTAT_THREADS=2 "$HALTSTAT" report -i "$TMP/$name.dat" --json >"$TMP/$name.two" 2>&1
+	check "fastpath-$name-two-readers-bit-identical" cmp "$TMP/$name.one" "$TMP/$name.two"
+done
