@@ -313,6 +313,7 @@ static void top_json(struct hs_jw *j, json_t *root, const struct hs_report *r)
 	hs_jw_put(j, skipped, "pages", hs_jw_u64(m->skipped_pages));
 	hs_jw_put(j, skipped, "events", hs_jw_u64(m->skipped_events));
 	hs_jw_put(j, skipped, "clamped_timestamps", hs_jw_u64(m->clamped_ts));
+	hs_jw_put(j, skipped, "over_limit", hs_jw_u64(m->over_limit_events));
 	hs_jw_put(j, root, "skipped", skipped);
 	for (unsigned int i = 0; i < r->nwarnings; i++)
 		hs_jw_push(j, warn, jstr(r->warnings[i] ? r->warnings[i] : ""));

@@ -269,6 +269,30 @@ fail:
 	return NULL;
 }
 
+/*
+ * A vCPU thread's state and its report rows take about 100 KiB: past these
+ * many, a paste with a new thread id on every line would take the machine
+ * down. The events of the ones past the limit are counted, not analysed.
+ */
+#define HS_ACCOUNT_MAX_VCPUS 4096
+#define HS_ACCOUNT_MAX_GUEST_CPUS 4096
+
+/* A shard keeps its share of the limit, so that two readers stay within it too. */
+static bool hs_account_full(const struct hs_account *a, unsigned int n, unsigned int max)
+{
+	return n >= max / (a->nshards > 1 ? a->nshards : 1);
+}
+
+/* After a failed lookup: 0 and counted when the limit was the cause. */
+static int hs_account_over(struct hs_account *a, unsigned int n, unsigned int max)
+{
+	if (!hs_account_full(a, n, max))
+		return -ENOMEM;
+	a->meta.over_limit_events++;
+	return 0;
+}
+
+/* NULL: out of memory, or a new thread past HS_ACCOUNT_MAX_VCPUS. */
 static struct hs_vcpu_acct *hs_vcpu_get(struct hs_account *a, int tid, uint64_t ts)
 {
 	long i = hs_imap_get(&a->vcpu_map, tid);
@@ -276,6 +300,8 @@ static struct hs_vcpu_acct *hs_vcpu_get(struct hs_account *a, int tid, uint64_t 
 
 	if (i >= 0)
 		return a->vcpus[i];
+	if (hs_account_full(a, a->nvcpus, HS_ACCOUNT_MAX_VCPUS))
+		return NULL;
 	if (hs_array_reserve((void **)&a->vcpus, &a->cap_vcpus, a->nvcpus, sizeof(*a->vcpus)))
 		return NULL;
 	v = hs_vcpu_new(a, tid);
@@ -298,6 +324,8 @@ static struct hs_guest_cpu_acct *hs_guest_get(struct hs_account *a, int cpu, uin
 
 	if (i >= 0)
 		return &a->guest[i];
+	if (hs_account_full(a, a->nguest, HS_ACCOUNT_MAX_GUEST_CPUS))
+		return NULL;
 	if (hs_array_reserve((void **)&a->guest, &a->cap_guest, a->nguest, sizeof(*a->guest)))
 		return NULL;
 	if (hs_imap_put(&a->guest_map, cpu, a->nguest))
@@ -447,7 +475,7 @@ static int hs_account_kvm(struct hs_account *a, const struct hs_event *ev)
 		return 0;
 	v = hs_vcpu_get(a, ev->tid, ev->ts);
 	if (!v)
-		return -ENOMEM;
+		return hs_account_over(a, a->nvcpus, HS_ACCOUNT_MAX_VCPUS);
 	if (ev->ts > v->last_ts)
 		v->last_ts = ev->ts;
 	if (ev->kind == HS_EV_VCPU_WAKEUP)
@@ -519,7 +547,7 @@ static int hs_account_guest_event(struct hs_account *a, const struct hs_event *e
 		return 0;
 	g = hs_guest_get(a, (int)key, ev->ts);
 	if (!g)
-		return -ENOMEM;
+		return hs_account_over(a, a->nguest, HS_ACCOUNT_MAX_GUEST_CPUS);
 	if (ev->ts > g->last_ts)
 		g->last_ts = ev->ts;
 	if (ev->kind == HS_EV_CPU_IDLE)
@@ -745,6 +773,7 @@ int hs_account_carry(struct hs_account *n, const struct hs_account *p, uint64_t 
 	n->meta.skipped_pages = 0;
 	n->meta.skipped_events = 0;
 	n->meta.clamped_ts = 0;
+	n->meta.over_limit_events = 0;
 	for (i = 0; i < p->nthreads; i++)
 		hs_account_thread(n, p->threads[i].tid, p->threads[i].tgid, p->threads[i].comm);
 	for (i = 0; i < p->nprocs; i++)
@@ -862,6 +891,8 @@ int hs_account_absorb(struct hs_account *a, struct hs_account *from)
 {
 	int ret = hs_absorb_vcpus(a, from);
 
+	/* the only count a shard keeps for itself */
+	a->meta.over_limit_events += from->meta.over_limit_events;
 	if (!ret)
 		ret = hs_absorb_guest(a, from);
 	if (!ret)

@@ -46,6 +46,7 @@ struct hs_meta {
 	uint64_t skipped_pages;
 	uint64_t skipped_events;	/* malformed records inside good pages */
 	uint64_t clamped_ts;		/* events whose timestamp went backwards on their CPU */
+	uint64_t over_limit_events;	/* of vCPU threads or guest CPUs past the account's limits */
 };
 
 void hs_meta_init(struct hs_meta *meta);

@@ -509,6 +509,10 @@ static void hs_report_warn_losses(struct hs_report *rep)
 		hs_report_warn(rep, "%llu events had a time stamp earlier than the one before "
 			       "on their CPU: taken as simultaneous",
 			       (unsigned long long)m->clamped_ts);
+	if (m->over_limit_events)
+		hs_report_warn(rep, "%llu events of vCPU threads or guest CPUs past the first "
+			       "4096 of each were not analysed",
+			       (unsigned long long)m->over_limit_events);
 }
 
 static void hs_report_warn_filter(struct hs_report *rep, const struct hs_report_filter *f)

@@ -146,6 +146,13 @@ sane $rc "$TMP/err" && [ $rc = 0 ] && [ "$h" = 3 ] && ok badinput_type_limits ||
 } > "$TMP/over.txt"
 partial type_limits_exceeded 'skipped 2 unreadable input lines' lines 2 "$TMP/over.txt"
 
+# --- a new vCPU thread on every line: the first 4096 analysed, the rest counted
+"$PY" -c 'import sys
+for i in range(5000):
+    print("       CPU 0/KVM-%d   [000] ..... 1000.%06d: kvm_vcpu_wakeup: wait time 1000 ns, polling valid" % (20000 + i, i))
+    print("       CPU 0/KVM-%d   [000] ..... 1000.%06d: kvm_vcpu_wakeup: wait time 2000 ns, polling valid" % (20000 + i, i))' >"$TMP/tids.txt"
+partial too_many_vcpu_threads '1808 events of vCPU threads .* were not analysed' over_limit 1808 "$TMP/tids.txt"
+
 # --- a 2 GiB line on standard input: bounded time and memory ---------------
 if [ -x /usr/bin/time ]; then
 	"$PY" -c 'import sys; b = b"x" * (1 << 20)
