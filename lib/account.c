@@ -276,6 +276,8 @@ fail:
  */
 #define HS_ACCOUNT_MAX_VCPUS 4096
 #define HS_ACCOUNT_MAX_GUEST_CPUS 4096
+/* Thread and process names: past these the report shows the bare ids. */
+#define HS_ACCOUNT_MAX_NAMES 65536
 
 /* A shard keeps its share of the limit, so that two readers stay within it too. */
 static bool hs_account_full(const struct hs_account *a, unsigned int n, unsigned int max)
@@ -617,7 +619,8 @@ void hs_account_thread(struct hs_account *a, int tid, int tgid, const char *comm
 	struct hs_thread_info *t;
 
 	if (i < 0) {
-		if (hs_array_reserve((void **)&a->threads, &a->cap_threads, a->nthreads,
+		if (a->nthreads >= HS_ACCOUNT_MAX_NAMES ||
+		    hs_array_reserve((void **)&a->threads, &a->cap_threads, a->nthreads,
 				     sizeof(*a->threads)) ||
 		    hs_imap_put(&a->thread_map, tid, a->nthreads))
 			return;	/* without the name the report falls back to the tid */
@@ -639,7 +642,8 @@ void hs_account_process(struct hs_account *a, int tgid, const char *comm, const 
 	struct hs_process_info *p;
 
 	if (i < 0) {
-		if (hs_array_reserve((void **)&a->procs, &a->cap_procs, a->nprocs,
+		if (a->nprocs >= HS_ACCOUNT_MAX_NAMES ||
+		    hs_array_reserve((void **)&a->procs, &a->cap_procs, a->nprocs,
 				     sizeof(*a->procs)) ||
 		    hs_imap_put(&a->proc_map, tgid, a->nprocs))
 			return;	/* the report falls back to "pid TGID" */
