@@ -88,6 +88,9 @@ bench: haltstat tools
 # built again by clang with coverage, ASan and UBSan in their own tree.
 # make fuzz: FUZZ_RUNS executions per harness over tests/fuzz/corpus/NAME
 # (new inputs go to $(FUZZ_DIR)/corpus/NAME), after the regression inputs.
+# Long runs go 2.4x faster without ASan: make fuzz FUZZ_DIR=build/fuzzfast
+# FUZZ_SAN=-fsanitize=undefined; then replay the corpus under the default
+# build (build/libfuzzer/fuzz_NAME -runs=0 DIR).
 FUZZ_CC    ?= clang
 FUZZ_DIR   ?= build/libfuzzer
 FUZZ_RUNS  ?= 2000000
