@@ -10,7 +10,9 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../formats/input.h"
 #include "../../formats/output.h"
@@ -65,6 +67,51 @@ static void fuzz_report(struct hs_account *acct, size_t size)
 		hs_report_write_json(out, &rep);
 	}
 	hs_report_free(&rep);
+}
+
+static char fuzz_path[64];
+
+static inline void fuzz_path_remove(void)
+{
+	unlink(fuzz_path);
+}
+
+/* Through a file: hs_input_read maps it and the pages are read with pread. */
+static inline int fuzz_read_file(const uint8_t *data, size_t size, struct hs_account *acct,
+				 struct hs_error *err)
+{
+	FILE *f;
+
+	if (!fuzz_path[0]) {
+		snprintf(fuzz_path, sizeof(fuzz_path), "/dev/shm/hs-fuzz.%d", (int)getpid());
+		atexit(fuzz_path_remove);
+	}
+	f = fopen(fuzz_path, "w");
+	if (!f)
+		return -1;
+	fwrite(data, 1, size, f);
+	if (fclose(f))
+		return -1;
+	return hs_input_read(fuzz_path, acct, err);
+}
+
+/*
+ * A trace.dat harness's run: one input length in 8 through a file (mmap
+ * and pread windows), the rest from the buffer, since a file per input
+ * costs a page-table flush on every munmap; then the report.
+ */
+static inline void fuzz_tracedat_run(const uint8_t *data, size_t size)
+{
+	struct hs_account *acct = fuzz_account();
+	struct hs_error err;
+
+	if (!acct)
+		return;
+	hs_error_clear(&err);
+	if (!(size % 8 == 1 ? fuzz_read_file(data, size, acct, &err) :
+	      hs_tracedat_read("fuzz.dat", data, size, acct, &err)))
+		fuzz_report(acct, size);
+	hs_account_free(acct);
 }
 
 #endif

@@ -7,43 +7,13 @@
  * through a file and hs_input_read, so chunks are read with pread. An
  * unknown compression is an error here, not the forked libtracecmd reader.
  */
-#include <stdlib.h>
-#include <unistd.h>
-
 #include "fuzz_common.h"
 #include "../../formats/tracedat_file.h"
-
-static char fuzz_path[64];
-
-static void fuzz_cleanup(void)
-{
-	unlink(fuzz_path);
-}
-
-static int fuzz_file(const uint8_t *data, size_t size, struct hs_account *acct,
-		     struct hs_error *err)
-{
-	FILE *f;
-
-	if (!fuzz_path[0]) {
-		snprintf(fuzz_path, sizeof(fuzz_path), "/dev/shm/hs-fuzz-v7.%d", (int)getpid());
-		atexit(fuzz_cleanup);
-	}
-	f = fopen(fuzz_path, "w");
-	if (!f)
-		return -1;
-	fwrite(data, 1, size, f);
-	if (fclose(f))
-		return -1;
-	return hs_input_read(fuzz_path, acct, err);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const unsigned char head[12] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g', '7', 0 };
 	static unsigned char buf[65536 + 12];
-	struct hs_account *acct;
-	struct hs_error err;
 	const uint8_t *in = data;
 
 	hs_td_v7_fallback = false;
@@ -55,13 +25,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		in = buf;
 		size += 12;
 	}
-	acct = fuzz_account();
-	if (!acct)
-		return 0;
-	hs_error_clear(&err);
-	if (!(size % 8 == 1 ? fuzz_file(in, size, acct, &err) :
-	      hs_tracedat_read("fuzz.dat", in, size, acct, &err)))
-		fuzz_report(acct, size);
-	hs_account_free(acct);
+	fuzz_tracedat_run(in, size);
 	return 0;
 }
