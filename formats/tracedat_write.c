@@ -215,11 +215,40 @@ static int tdw_build_header(struct tdw_buf *b, const struct hs_tracedat_desc *d,
 	return b->oom ? -1 : 0;
 }
 
+/*
+ * Copies inside the kernel (or shares the blocks, on file systems that
+ * reflink): no trip through user space. Returns the bytes copied before a
+ * file system said it cannot, or -1 with errno for a real error.
+ */
+static int64_t tdw_copy_in_kernel(int out, const struct hs_tracedat_cpu *c)
+{
+	loff_t in_off = 0;
+
+	while ((uint64_t)in_off < c->size) {
+		ssize_t r = copy_file_range(c->fd, &in_off, out, NULL, c->size - (uint64_t)in_off, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+			      errno == EOPNOTSUPP || errno == EBADF))
+			break;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+	}
+	return in_off;
+}
+
 static int tdw_copy_fd(int out, const struct hs_tracedat_cpu *c, unsigned int cpu,
 		       char *chunk, struct hs_error *err)
 {
-	uint64_t done = 0;
+	int64_t copied = tdw_copy_in_kernel(out, c);
+	uint64_t done = (uint64_t)copied;
 
+	if (copied < 0)
+		return hs_error_set(err, HS_ERR_OUTPUT, "cannot copy CPU %u data: %s", cpu,
+				    strerror(errno));
 	while (done < c->size) {
 		size_t want = c->size - done < TDW_COPY_CHUNK ? (size_t)(c->size - done)
 							       : TDW_COPY_CHUNK;

@@ -9,16 +9,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <kbuffer.h>
 #include <tracefs.h>
 
 #include "../formats/tracedat_write.h"
 #include "capture_priv.h"
+#include "ringpage.h"
 #include "sysinfo.h"
+
+/* bytes read at a time by the scan: whole pages (sub-buffers may be larger) */
+#define SAVE_SCAN_CHUNK (1u << 20)
 
 struct save_ctx {
 	struct hs_capture *c;
@@ -89,12 +91,14 @@ static int save_formats(struct save_ctx *s, struct hs_error *err)
 	return 0;
 }
 
-static void save_event(struct save_ctx *s, const unsigned char *data)
+static void save_event(struct save_ctx *s, const unsigned char *data, size_t len)
 {
 	struct hs_capture *c = s->c;
 	unsigned short type;
 	int pid;
 
+	if (len < (size_t)s->pid_off + sizeof(pid))
+		return;
 	memcpy(&type, data, sizeof(type));
 	memcpy(&pid, data + s->pid_off, sizeof(pid));
 	for (unsigned int i = 0; i < c->nen; i++) {
@@ -107,47 +111,65 @@ static void save_event(struct save_ctx *s, const unsigned char *data)
 		atomic_store(&c->failed, 2);
 }
 
-static int save_scan_cpu(struct save_ctx *s, struct kbuffer *kb, int fd, uint64_t size)
+/*
+ * Read, not mapped: a page fault per 64 KiB of a file costs more than the
+ * copy in a virtual machine, and the pages are still in the page cache.
+ */
+static int save_scan_cpu(struct save_ctx *s, unsigned char *chunk, size_t chunk_size, int fd,
+			 uint64_t size)
 {
-	unsigned char *map;
-	unsigned long long ts;
+	const size_t page_size = s->c->page_size;
 
-	if (!size)
-		return 0;
-	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED)
-		return -1;
-	for (uint64_t off = 0; off < size; off += s->c->page_size) {
-		void *ev;
+	for (uint64_t off = 0; off < size;) {
+		size_t want = size - off < chunk_size ? (size_t)(size - off) : chunk_size;
+		ssize_t got = pread(fd, chunk, want, (off_t)off);
 
-		if (kbuffer_load_subbuffer(kb, map + off) < 0)
+		if (got < 0 && errno == EINTR)
 			continue;
-		for (ev = kbuffer_read_event(kb, &ts); ev; ev = kbuffer_next_event(kb, &ts))
-			save_event(s, ev);
+		if (got <= 0) {
+			if (got == 0)
+				errno = EIO;
+			return -1;
+		}
+		got -= got % (ssize_t)page_size;
+		if (!got) {
+			errno = EIO;
+			return -1;
+		}
+		for (size_t pg = 0; pg < (size_t)got; pg += page_size) {
+			struct hs_ringpage it;
+			const unsigned char *ev;
+			size_t len;
+
+			if (!hs_ringpage_open(&it, chunk + pg, page_size))
+				continue;
+			while ((ev = hs_ringpage_next(&it, &len)))
+				save_event(s, ev, len);
+		}
+		off += (uint64_t)got;
 	}
-	munmap(map, size);
 	return 0;
 }
 
 static int save_scan(struct save_ctx *s, uint64_t *sizes, struct hs_error *err)
 {
 	struct hs_capture *c = s->c;
-	struct kbuffer *kb = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-					   KBUFFER_ENDIAN_LITTLE);
+	size_t chunk_size = c->page_size > SAVE_SCAN_CHUNK ? c->page_size : SAVE_SCAN_CHUNK;
+	unsigned char *chunk = malloc(chunk_size);
 	int ret = 0;
 
-	if (!kb)
+	if (!chunk)
 		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
 	for (unsigned int i = 0; i < c->ncpus && !ret; i++) {
 		off_t end = lseek(c->cpus[i].fd, 0, SEEK_END);
 
 		/* Only whole pages go into the file. */
 		sizes[i] = end > 0 ? (uint64_t)end / c->page_size * c->page_size : 0;
-		if (save_scan_cpu(s, kb, c->cpus[i].fd, sizes[i]))
-			ret = hs_error_set(err, HS_ERR_RUNTIME, "cannot map CPU %u data: %s", i,
+		if (save_scan_cpu(s, chunk, chunk_size, c->cpus[i].fd, sizes[i]))
+			ret = hs_error_set(err, HS_ERR_RUNTIME, "cannot read CPU %u data: %s", i,
 					   strerror(errno));
 	}
-	kbuffer_free(kb);
+	free(chunk);
 	if (!ret && atomic_load(&c->failed) == 2)
 		ret = hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
 	return ret;
