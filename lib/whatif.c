@@ -56,6 +56,7 @@
 #include <string.h>
 
 #include "whatif.h"
+#include "whatif_batch.h"
 
 #define HS_WHATIF_BUFFER 4096
 #define HS_WHATIF_DEFAULT_DELTA 20000
@@ -77,29 +78,10 @@ struct hs_whatif_rec {
 	bool waited, valid, reliable, has_change, grow;
 };
 
-/*
- * The candidates' state, one array per field: the per-halt loop over them
- * is the hot spot of a report, and in this form it runs without a call or
- * an era test per candidate. It follows hs_sim_halt exactly (tests/unit/
- * whatif.c replays both side by side); cand[] gets the counts at the end.
- */
-struct hs_whatif_soa {
-	uint64_t max[HS_WHATIF_MAX_CANDIDATES];
-	uint64_t window[HS_WHATIF_MAX_CANDIDATES];
-	uint64_t hits[HS_WHATIF_MAX_CANDIDATES];
-	uint64_t poll_ns[HS_WHATIF_MAX_CANDIDATES];
-	uint64_t miss_poll_ns[HS_WHATIF_MAX_CANDIDATES];
-	uint64_t grows[HS_WHATIF_MAX_CANDIDATES];
-	uint64_t shrinks[HS_WHATIF_MAX_CANDIDATES];
-	uint64_t flaps[HS_WHATIF_MAX_CANDIDATES];
-	int8_t last_change[HS_WHATIF_MAX_CANDIDATES];
-	uint64_t halts;
-};
-
 struct hs_whatif {
 	struct hs_whatif_opts opts;
 	struct hs_sim cand[HS_WHATIF_MAX_CANDIDATES];	/* parameters; counts at the end */
-	struct hs_whatif_soa soa;
+	struct hs_whatif_batch batch;
 	unsigned int ncand;
 
 	struct hs_sim check;		/* the recorded setting */
@@ -176,7 +158,7 @@ struct hs_whatif *hs_whatif_alloc(const struct hs_whatif_opts *opts)
 	for (unsigned int i = 0; i < w->ncand; i++) {
 		p.max_ns = w->opts.candidates[i];
 		hs_sim_init(&w->cand[i], &p);
-		w->soa.max[i] = p.max_ns;
+		w->batch.max[i] = p.max_ns;
 	}
 	p.max_ns = opts->recorded_max_ns >= 0 ? (uint64_t)opts->recorded_max_ns : 0;
 	w->max_known = opts->recorded_max_ns >= 0;
@@ -328,119 +310,21 @@ static void hs_whatif_keep_gap(struct hs_whatif *w, uint64_t d)
 	w->gaps[w->ngaps++] = d;
 }
 
-/* hs_sim_grow_value for one candidate; era is a constant after inlining. */
-static inline __attribute__((always_inline)) uint64_t
-hs_soa_grow(const struct hs_sim_params *p, enum hs_kernel_era era, uint64_t old, uint64_t max)
-{
-	uint64_t val;
-
-	if (era == HS_ERA_4_4) {
-		val = old == 0 && p->grow ? p->grow_start : old * p->grow;
-		return val > max ? max : val;
-	}
-	if (!p->grow)
-		return old;
-	val = old * p->grow;
-	if (val < p->grow_start)
-		val = p->grow_start;
-	if (era == HS_ERA_5_X && val > max)
-		val = max;
-	return val > 0xffffffffull ? 0xffffffffull : val;
-}
-
-/* hs_sim_shrink_value; shift >= 0 when shrink is a power of two. */
-static inline __attribute__((always_inline)) uint64_t
-hs_soa_shrink(const struct hs_sim_params *p, enum hs_kernel_era era, uint64_t win, int shift)
-{
-	uint64_t val = !p->shrink ? 0 : shift >= 0 ? win >> shift : win / p->shrink;
-
-	if (era != HS_ERA_4_4 && val < p->grow_start)
-		val = 0;
-	return val;
-}
-
-/* hs_sim_halt (and its decision) over every candidate at once. */
-static inline __attribute__((always_inline)) void
-hs_soa_halt(struct hs_whatif_soa *s, unsigned int n, const struct hs_sim_params *p,
-	    enum hs_kernel_era era, uint64_t d, bool valid)
-{
-	const uint64_t ovh = p->wake_overhead_ns;
-	const int shift = p->shrink && !(p->shrink & (p->shrink - 1)) ?
-			  __builtin_ctz(p->shrink) : -1;
-
-	s->halts++;
-	for (unsigned int i = 0; i < n; i++) {
-		uint64_t max = s->max[i], win = s->window[i], halt_ns;
-		int change = 0;
-
-		if (era >= HS_ERA_6_1 && win > max)
-			win = max;
-		if (win && d < win) {
-			halt_ns = d;
-			s->hits[i]++;
-			s->poll_ns[i] += d;
-		} else {
-			halt_ns = d + ovh;
-			s->poll_ns[i] += win;
-			s->miss_poll_ns[i] += win;
-		}
-		/* hs_sim_decide */
-		if (!valid && era != HS_ERA_4_4)
-			change = -1;
-		else if (max && halt_ns > win)
-			change = win && halt_ns > max ? -1 : win < max && halt_ns < max;
-		if (change > 0) {
-			win = hs_soa_grow(p, era, win, max);
-			s->grows[i]++;
-		} else if (change < 0) {
-			win = hs_soa_shrink(p, era, win, shift);
-			s->shrinks[i]++;
-		} else if (!max && (valid || era == HS_ERA_4_4)) {
-			win = 0;
-		}
-		if (change) {
-			s->flaps[i] += s->last_change[i] == -change;
-			s->last_change[i] = (int8_t)change;
-		}
-		s->window[i] = win;
-	}
-}
-
-static void hs_whatif_cands_halt(struct hs_whatif *w, uint64_t d, bool valid)
-{
-	const struct hs_sim_params *p = &w->cand[0].p;
-
-	switch (p->era) {
-	case HS_ERA_4_4:
-		hs_soa_halt(&w->soa, w->ncand, p, HS_ERA_4_4, d, valid);
-		break;
-	case HS_ERA_5_X:
-		hs_soa_halt(&w->soa, w->ncand, p, HS_ERA_5_X, d, valid);
-		break;
-	case HS_ERA_6_1:
-		hs_soa_halt(&w->soa, w->ncand, p, HS_ERA_6_1, d, valid);
-		break;
-	default:
-		hs_soa_halt(&w->soa, w->ncand, p, HS_ERA_6_11, d, valid);
-		break;
-	}
-}
-
 /* The candidates' counts into cand[], where the rows are read from. */
-static void hs_whatif_soa_store(struct hs_whatif *w)
+static void hs_whatif_counts_store(struct hs_whatif *w)
 {
 	for (unsigned int i = 0; i < w->ncand; i++) {
 		struct hs_sim *c = &w->cand[i];
 
-		c->window = w->soa.window[i];
-		c->halts = w->soa.halts;
-		c->hits = w->soa.hits[i];
-		c->poll_ns = w->soa.poll_ns[i];
-		c->miss_poll_ns = w->soa.miss_poll_ns[i];
-		c->grows = w->soa.grows[i];
-		c->shrinks = w->soa.shrinks[i];
-		c->flaps = w->soa.flaps[i];
-		c->last_change = w->soa.last_change[i];
+		c->window = w->batch.window[i];
+		c->halts = w->batch.halts;
+		c->hits = w->batch.hits[i];
+		c->poll_ns = w->batch.poll_ns[i];
+		c->miss_poll_ns = w->batch.miss_poll_ns[i];
+		c->grows = w->batch.grows[i];
+		c->shrinks = w->batch.shrinks[i];
+		c->flaps = w->batch.flaps[i];
+		c->last_change = w->batch.last_change[i];
 	}
 }
 
@@ -452,7 +336,7 @@ static void hs_whatif_replay(struct hs_whatif *w, const struct hs_whatif_rec *r)
 		hs_whatif_keep_gap(w, d);
 
 	if (w->ncand)
-		hs_whatif_cands_halt(w, d, r->valid);
+		hs_whatif_batch_halt(&w->batch, w->ncand, &w->cand[0].p, d, r->valid);
 	hs_whatif_infer_max(w, r);
 	hs_whatif_check(w, r);
 }
@@ -531,7 +415,7 @@ void hs_whatif_halt(struct hs_whatif *w, const struct hs_wakeup *wakeup,
 void hs_whatif_finish(struct hs_whatif *w, uint64_t span_ns)
 {
 	hs_whatif_start_streaming(w);
-	hs_whatif_soa_store(w);
+	hs_whatif_counts_store(w);
 	w->span_ns = span_ns;
 }
 

@@ -164,9 +164,11 @@ static void test_delta_nopoll(void)
 }
 
 /*
- * The candidates run in a batched loop (struct of arrays) in whatif.c: it
- * must give exactly what hs_sim_halt gives, halt by halt, for every era and
- * module setting (shrink 3 is a real division, grow 0 keeps the window).
+ * The candidates run in a batched loop (struct of arrays) in whatif_batch.c:
+ * it must give exactly what hs_sim_halt gives, halt by halt, for every era
+ * and module setting (shrink 3 is a real division and grow 3 a real
+ * multiplication: the scalar loop; powers of two and 0: the vector loop,
+ * except for the invalid halts, one in 50 here).
  */
 static uint64_t soa_rand(uint64_t *s)
 {
@@ -236,12 +238,12 @@ static bool soa_case(enum hs_kernel_era era, int64_t grow, int64_t shrink)
 
 static void test_batched_equals_sim(void)
 {
-	static const int64_t grows[] = { -1, 0, 3 }, shrinks[] = { -1, 0, 2, 3 };
+	static const int64_t grows[] = { -1, 0, 3, 4 }, shrinks[] = { -1, 0, 2, 3, 4 };
 	bool ok = true;
 
 	for (int era = HS_ERA_4_4; era <= HS_ERA_6_11; era++)
-		for (unsigned int g = 0; g < 3; g++)
-			for (unsigned int s = 0; s < 4; s++)
+		for (unsigned int g = 0; g < 4; g++)
+			for (unsigned int s = 0; s < 5; s++)
 				ok &= soa_case((enum hs_kernel_era)era, grows[g], shrinks[s]);
 	CHECK(ok, "whatif_batched_candidates_equal_hs_sim");
 }

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef HS_WHATIF_BATCH_H
+#define HS_WHATIF_BATCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim.h"
+#include "whatif.h"
+
+/* Lanes of the vector loop: arrays are padded to a multiple of this. */
+#define HS_WHATIF_LANES 4
+
+/*
+ * Every candidate's replay state, one array per field: the per-halt loop
+ * over the candidates is the hot spot of a report. It follows hs_sim_halt
+ * exactly (tests/unit/whatif.c replays both side by side). Lanes past the
+ * last candidate hold M = 0 and are never read back.
+ */
+struct hs_whatif_batch {
+	uint64_t max[HS_WHATIF_MAX_CANDIDATES];
+	uint64_t window[HS_WHATIF_MAX_CANDIDATES];
+	uint64_t hits[HS_WHATIF_MAX_CANDIDATES];
+	uint64_t poll_ns[HS_WHATIF_MAX_CANDIDATES];
+	uint64_t miss_poll_ns[HS_WHATIF_MAX_CANDIDATES];
+	uint64_t grows[HS_WHATIF_MAX_CANDIDATES];
+	uint64_t shrinks[HS_WHATIF_MAX_CANDIDATES];
+	uint64_t flaps[HS_WHATIF_MAX_CANDIDATES];
+	int64_t last_change[HS_WHATIF_MAX_CANDIDATES];	/* +1 grow, -1 shrink, 0 none */
+	uint64_t halts;
+};
+
+/* One halt of time to wake d for the first n candidates; p: their shared parameters. */
+void hs_whatif_batch_halt(struct hs_whatif_batch *b, unsigned int n,
+			  const struct hs_sim_params *p, uint64_t d, bool valid);
+
+#endif
