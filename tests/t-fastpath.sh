@@ -6,7 +6,7 @@
 # one reader (HALTSTAT_THREADS=1 against =2), the trace-cmd v7 conversions
 # (zstd, none, and zlib made by hs-v7zlib.py), and the same events as kernel
 # text. The traces have several CPUs, migrations, unrelated sched_switch
-# noise and losses.
+# noise and losses; and a real recording of this machine's idle events.
 . "$(dirname "$0")/lib.sh"
 SYNTH=$HS_BUILD/tests/tools/hs-synth
 JCMP=$HS_TOP/tests/tools/hs-jcmp.py
@@ -110,3 +110,46 @@ for opts in "--backwards --cpus 3" "--missed --cpus 4" "--big-endian --extend --
 	HALTSTAT_THREADS=2 "$HALTSTAT" report -i "$TMP/$name.dat" --json >"$TMP/$name.two" 2>&1
 	check "fastpath-$name-two-readers-bit-identical" cmp "$TMP/$name.one" "$TMP/$name.two"
 done
+
+# A real recording from this machine: power:cpu_idle (guest idle, the
+# events a guest records) and sched:sched_switch noise while two sleepers
+# wake the CPUs thousands of times a second. The same comparisons as
+# above: one reader, two readers, libtracecmd, v7, and trace-cmd's text.
+real_case() {
+	local d=$TMP/real sleeper=$TMP/sleeper.py pids="" cpu
+	cat >"$sleeper" <<'PY'
+import sys, time
+end = time.time() + float(sys.argv[1])
+i = 0
+while time.time() < end:
+    time.sleep(0.00003 * (1 + i % 11))
+    i += 1
+PY
+	for cpu in 0 1; do taskset -c $cpu python3 "$sleeper" 3 2>/dev/null & pids+=" $!"; done
+	"$HALTSTAT" record --guest -e sched:sched_switch -d 2 -o "$d.dat" >/dev/null 2>"$TMP/rec.err"
+	local rc=$?
+	wait $pids
+	if [ $rc -ne 0 ]; then fail fastpath-real-record "$(head -c 300 "$TMP/rec.err")"; return; fi
+	HALTSTAT_THREADS=1 "$HALTSTAT" report -i "$d.dat" --json >"$d.one.json" 2>"$TMP/err" ||
+		{ fail fastpath-real-own "$(cat "$TMP/err")"; return; }
+	if ! python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["events"]["cpu_idle"] < 1000)' "$d.one.json"; then
+		skip fastpath-real "fewer than 1000 cpu_idle events recorded (CPUs busy?)"; return
+	fi
+	HALTSTAT_THREADS=2 "$HALTSTAT" report -i "$d.dat" --json >"$d.two.json" 2>&1
+	check fastpath-real-two-readers-bit-identical cmp "$d.one.json" "$d.two.json"
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0 \
+	HALTSTAT_READER=libtracecmd "$HALTSTAT" report -i "$d.dat" --json >"$d.ltc.json" 2>&1
+	same fastpath-real-own-equals-libtracecmd "$d.one.json" "$d.ltc.json"
+	if ! have trace-cmd; then skip fastpath-real-v7-text "trace-cmd not installed"; return; fi
+	trace-cmd convert -i "$d.dat" -o "$d.v7" --file-version 7 --compression zstd >/dev/null 2>&1 &&
+		"$HALTSTAT" report -i "$d.v7" --json >"$d.v7.json" 2>&1
+	same fastpath-real-v7-equals-v6 "$d.one.json" "$d.v7.json" meta
+	trace-cmd report "$d.dat" >"$d.txt" 2>/dev/null &&
+		"$HALTSTAT" report -i "$d.txt" --json >"$d.txt.json" 2>&1
+	same fastpath-real-text-equals-v6 "$d.one.json" "$d.txt.json" ts
+}
+if need_tracefs && have taskset; then
+	real_case
+else
+	skip fastpath-real "needs root, tracefs and taskset"
+fi

@@ -97,3 +97,13 @@ for path in sys.argv[2:]:
     print(path, "ok" if not bad else " ".join(bad[:5]))
 PY
 check_eq record-kvm-report-exact "$(printf '%s ok\n' r6.json r7.json rt.json)" "$(cat vs.out)"
+
+# The fast paths on this real recording: one reader against two, and the
+# own reader against libtracecmd (tests/t-fastpath.sh does the same on
+# generated traces).
+HALTSTAT_THREADS=1 "$HALTSTAT" report -i f.dat --json >one.json 2>&1
+HALTSTAT_THREADS=2 "$HALTSTAT" report -i f.dat --json >two.json 2>&1
+check record-kvm-two-readers-bit-identical cmp one.json two.json
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0 \
+HALTSTAT_READER=libtracecmd "$HALTSTAT" report -i f.dat --json >ltc.json 2>&1
+check record-kvm-own-equals-libtracecmd python3 "$HS_TOP/tests/tools/hs-jcmp.py" one.json ltc.json
