@@ -152,6 +152,7 @@ struct hs_whatif *hs_whatif_alloc(const struct hs_whatif_opts *opts)
 	if (!w)
 		return NULL;
 	w->opts = *opts;
+	hs_whatif_batch_init(&w->batch);
 	w->ncand = hs_whatif_copy_candidates(w->opts.candidates, opts);
 	w->opts.ncandidates = w->ncand;
 	hs_whatif_base_params(&w->opts, &p);

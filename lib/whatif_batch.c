@@ -9,11 +9,12 @@
  * - vector: four candidates per step with masks instead of branches, for
  *   valid halts (every halt on a kernel with the valid field, all on 4.4)
  *   when grow and shrink are 0 or powers of two (multiply and divide become
- *   shifts; the module defaults are 2 and 0 or 2). Built for AVX2 and for
- *   the baseline, chosen when the program loads.
+ *   shifts; the module defaults are 2 and 0 or 2), on CPUs with AVX2
+ *   (chosen when a vCPU's replay is set up).
  *
  * hs_sim_halt (sim.c) is the reference both are tested against.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "whatif_batch.h"
@@ -210,14 +211,15 @@ static int batch_log2(uint32_t v)
 		}                                                               \
 	} while (0)
 
-__attribute__((target_clones("avx2", "default")))
-void hs_whatif_batch_halt(struct hs_whatif_batch *b, unsigned int n,
-			  const struct hs_sim_params *p, uint64_t d, bool valid)
+/* The whole step; inlined into one function per instruction set below. */
+static inline __attribute__((always_inline)) void
+batch_halt(struct hs_whatif_batch *b, unsigned int n, const struct hs_sim_params *p, uint64_t d,
+	   bool valid, bool vector)
 {
 	const struct batch_shifts k = { p->grow_start, batch_log2(p->grow), batch_log2(p->shrink) };
 
 	b->halts++;
-	if ((valid || p->era == HS_ERA_4_4) && k.grow >= -1 && k.shrink >= -1) {
+	if (vector && (valid || p->era == HS_ERA_4_4) && k.grow >= -1 && k.shrink >= -1) {
 		unsigned int lanes = (n + HS_WHATIF_LANES - 1) / HS_WHATIF_LANES * HS_WHATIF_LANES;
 #define VECTOR(era) batch_halt_vector(b, lanes, &k, era, d, p->wake_overhead_ns)
 		BATCH_ERAS(VECTOR);
@@ -227,4 +229,79 @@ void hs_whatif_batch_halt(struct hs_whatif_batch *b, unsigned int n,
 #define SCALAR(era) batch_halt_scalar(b, n, p, era, d, valid)
 	BATCH_ERAS(SCALAR);
 #undef SCALAR
+}
+
+/*
+ * Without AVX2 the 256-bit vectors become pairs of SSE2 operations, and
+ * unsigned 64-bit compares a sequence each: slower than the branches.
+ */
+static void batch_halt_base(struct hs_whatif_batch *b, unsigned int n,
+			    const struct hs_sim_params *p, uint64_t d, bool valid)
+{
+	batch_halt(b, n, p, d, valid, false);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2")))
+static void batch_halt_avx2(struct hs_whatif_batch *b, unsigned int n,
+			    const struct hs_sim_params *p, uint64_t d, bool valid)
+{
+	batch_halt(b, n, p, d, valid, true);
+}
+#endif
+
+struct batch_variant {
+	const char *name;
+	hs_whatif_batch_fn *halt;
+	bool (*usable)(void);
+};
+
+static bool batch_always(void)
+{
+	return true;
+}
+
+#if defined(__x86_64__)
+static bool batch_has_avx2(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2");
+}
+#endif
+
+/* best first */
+static const struct batch_variant batch_variants[] = {
+#if defined(__x86_64__)
+	{ "avx2", batch_halt_avx2, batch_has_avx2 },
+#endif
+	{ "none", batch_halt_base, batch_always },
+};
+
+/*
+ * The best variant this CPU runs; HALTSTAT_VECTOR=none|avx2 asks for one
+ * (the tests replay each), or the next lesser one when the CPU lacks it.
+ */
+static const struct batch_variant *batch_variant_pick(void)
+{
+	const char *want = getenv("HALTSTAT_VECTOR");
+	const size_t count = sizeof(batch_variants) / sizeof(batch_variants[0]);
+	size_t i = 0;
+
+	if (want)
+		while (i + 1 < count && strcmp(batch_variants[i].name, want))
+			i++;
+	while (i + 1 < count && !batch_variants[i].usable())
+		i++;
+	return &batch_variants[i];
+}
+
+void hs_whatif_batch_init(struct hs_whatif_batch *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->halt = batch_variant_pick()->halt;
+}
+
+const char *hs_whatif_batch_variant(void)
+{
+	return batch_variant_pick()->name;
 }

@@ -17,6 +17,11 @@
  * exactly (tests/unit/whatif.c replays both side by side). Lanes past the
  * last candidate hold M = 0 and are never read back.
  */
+struct hs_whatif_batch;
+
+typedef void hs_whatif_batch_fn(struct hs_whatif_batch *b, unsigned int n,
+				const struct hs_sim_params *p, uint64_t d, bool valid);
+
 struct hs_whatif_batch {
 	uint64_t max[HS_WHATIF_MAX_CANDIDATES];
 	uint64_t window[HS_WHATIF_MAX_CANDIDATES];
@@ -28,10 +33,23 @@ struct hs_whatif_batch {
 	uint64_t flaps[HS_WHATIF_MAX_CANDIDATES];
 	int64_t last_change[HS_WHATIF_MAX_CANDIDATES];	/* +1 grow, -1 shrink, 0 none */
 	uint64_t halts;
+	hs_whatif_batch_fn *halt;	/* the loop for this CPU's instruction set */
 };
 
+/* Zeroes b and picks its loop (see hs_whatif_batch_variant). */
+void hs_whatif_batch_init(struct hs_whatif_batch *b);
+
 /* One halt of time to wake d for the first n candidates; p: their shared parameters. */
-void hs_whatif_batch_halt(struct hs_whatif_batch *b, unsigned int n,
-			  const struct hs_sim_params *p, uint64_t d, bool valid);
+static inline void hs_whatif_batch_halt(struct hs_whatif_batch *b, unsigned int n,
+					const struct hs_sim_params *p, uint64_t d, bool valid)
+{
+	b->halt(b, n, p, d, valid);
+}
+
+/*
+ * "avx2" or "none" (the scalar loop): the loop hs_whatif_batch_init picks,
+ * the best this CPU runs unless HALTSTAT_VECTOR names a lesser one.
+ */
+const char *hs_whatif_batch_variant(void);
 
 #endif
