@@ -101,6 +101,9 @@ batch_halt_scalar(struct hs_whatif_batch *s, unsigned int n, const struct hs_sim
 
 typedef uint64_t v4u __attribute__((vector_size(32)));
 
+_Static_assert(HS_WHATIF_MAX_CANDIDATES % HS_WHATIF_LANES == 0, "the vector loop reads whole lanes");
+_Static_assert(sizeof(v4u) == HS_WHATIF_LANES * sizeof(uint64_t), "one v4u per step");
+
 /*
  * Macros and pointer arguments rather than functions taking v4u: passing a
  * 32-byte vector by value has a different ABI with and without AVX, which

@@ -11,17 +11,17 @@
 /* Lanes of the vector loop: arrays are padded to a multiple of this. */
 #define HS_WHATIF_LANES 4
 
+struct hs_whatif_batch;
+
+typedef void hs_whatif_batch_fn(struct hs_whatif_batch *b, unsigned int n,
+				const struct hs_sim_params *p, uint64_t d, bool valid);
+
 /*
  * Every candidate's replay state, one array per field: the per-halt loop
  * over the candidates is the hot spot of a report. It follows hs_sim_halt
  * exactly (tests/unit/whatif.c replays both side by side). Lanes past the
  * last candidate hold M = 0 and are never read back.
  */
-struct hs_whatif_batch;
-
-typedef void hs_whatif_batch_fn(struct hs_whatif_batch *b, unsigned int n,
-				const struct hs_sim_params *p, uint64_t d, bool valid);
-
 struct hs_whatif_batch {
 	uint64_t max[HS_WHATIF_MAX_CANDIDATES];
 	uint64_t window[HS_WHATIF_MAX_CANDIDATES];
