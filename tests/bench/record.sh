@@ -19,32 +19,11 @@ for f in "$HALTSTAT" "$RAWCOPY" /usr/bin/time; do
 	[ -x "$f" ] || { echo "skip bench-record: $f missing"; exit 0; }
 done
 TMP=$(mktemp -d /tmp/haltstat-bench.XXXXXX)
-trap 'kill $load 2>/dev/null; rm -rf "$TMP"' EXIT
+D=$TMP
+. tests/bench/lib.sh
+trap 'load_stop; rm -rf "$TMP"' EXIT
 
-# Two processes on one CPU bouncing a byte through two pipes: two context
-# switches per round trip, on every CPU.
-cat > "$TMP/pingpong.py" <<'PY'
-import os, sys
-a, b = os.pipe(), os.pipe()
-if os.fork() == 0:
-    os.close(a[1]); os.close(b[0])
-    try:
-        while os.read(a[0], 1):    # EOF once the parent is killed
-            os.write(b[1], b"x")
-    except BrokenPipeError:
-        pass
-    sys.exit(0)
-os.close(a[0]); os.close(b[1])
-while True:
-    os.write(a[1], b"x")
-    os.read(b[0], 1)
-PY
-load=""
-for cpu in $(seq 0 $(($(nproc) - 1))); do
-	taskset -c "$cpu" python3 "$TMP/pingpong.py" &
-	load+=" $!"
-done
-sleep 0.5
+load_start
 
 /usr/bin/time -f "%U %S" -o "$TMP/hs.time" "$HALTSTAT" record --guest -e sched:sched_switch \
 	-m 8192 -d "$SECS" -o "$TMP/bench.dat" 2>"$TMP/hs.err" &
@@ -59,12 +38,12 @@ wait $rc; rc_rc=$?
 "$HALTSTAT" record --guest -e sched:sched_switch -d "$SECS" -o "$TMP/default.dat" \
 	2>"$TMP/def.err"
 def_rc=$?
-kill $load 2>/dev/null; wait $load 2>/dev/null
+load_stop
 
 if [ $hs_rc -ne 0 ] || [ $rc_rc -ne 0 ]; then
 	echo "bench-record: FAILED (haltstat $hs_rc, rawcopy $rc_rc)"; cat "$TMP/hs.err" "$TMP/rc.out"; exit 1
 fi
-events=$(awk '/ events, / { print $5 }' "$TMP/hs.err")
+events=$(recorded_events "$TMP/hs.err")
 hs_lost=$(awk '/lost events:/ { for (i = 3; i <= NF; i++) { split($i, a, "="); s += a[2] } print s + 0 }' "$TMP/hs.err")
 read -r hs_u hs_s < "$TMP/hs.time"
 read -r rc_u rc_s < "$TMP/rc.time"
@@ -77,7 +56,7 @@ printf '  %-22s cpu user %6ss sys %6ss  lost %s\n' "haltstat record" "$hs_u" "$h
 printf '  %-22s cpu user %6ss sys %6ss  lost %s  (%d MiB)\n' "baseline rawcopy" "$rc_u" "$rc_s" \
 	"$rc_lost" $((rc_bytes >> 20))
 
-def_events=$(awk '/ events, / { print $5 }' "$TMP/def.err")
+def_events=$(recorded_events "$TMP/def.err")
 def_lost=$(awk '/lost events:/ { for (i = 3; i <= NF; i++) { split($i, a, "="); s += a[2] } print s + 0 }' "$TMP/def.err")
 printf '  %-22s %s events (%d/s)  lost %s  (status %d)\n' "haltstat, default -m" \
 	"${def_events:-0}" $((${def_events:-0} / SECS)) "${def_lost:-0}" "$def_rc"

@@ -2,7 +2,8 @@
 # make bench: haltstat report against trace-cmd report on the same inputs,
 # side by side: a >= 3 M event trace.dat from hs-synth (with sched_switch
 # noise) as uncompressed v6, as zstd v7 (trace-cmd convert) and as kernel
-# text, plus 100 k and 10 M event files for peak RSS. Warm page cache (one
+# text, plus 100 k and 10 M event files for peak RSS, and a real recording
+# made here (real_input). Warm page cache (one
 # untimed run first), median of HS_BENCH_RUNS (3) runs. Then the recorder
 # benchmark (tests/bench/record.sh). Inputs go to HS_BENCH_DIR (kept when
 # given, so a second run skips generating them; else a temporary dir).
@@ -20,7 +21,7 @@ command -v trace-cmd >/dev/null 2>&1 || have_tc=0
 if [ -n "$HS_BENCH_DIR" ]; then
 	D=$HS_BENCH_DIR; mkdir -p "$D" || exit 1
 else
-	D=$(mktemp -d /tmp/haltstat-bench.XXXXXX); trap 'rm -rf "$D"' EXIT
+	D=$(mktemp -d /tmp/haltstat-bench.XXXXXX)
 fi
 
 # gen NAME SYNTH-ARGS...: NAME.dat (+ NAME.json expected counts), once
@@ -33,6 +34,33 @@ gen() {
 }
 events_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["events"])' "$1"; }
 
+. tests/bench/lib.sh
+trap 'load_stop; [ -z "$HS_BENCH_DIR" ] && rm -rf "$D"' EXIT
+
+# A real recording: a KVM workload where /dev/kvm works (vCPU wakeups and
+# window changes), else this machine's guest idle events; both under the
+# pipe ping-pong load (sched_switch). About 3 M events; once per HS_BENCH_DIR.
+real_input() {
+	local wl=$PWD/$BUILD/tests/tools/hs-workload
+	[ -s "$D/real.dat" ] && [ -s "$D/real.kind" ] && return 0
+	[ "$(id -u)" -eq 0 ] || return 1
+	[ -d /sys/kernel/tracing/instances ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
+		return 1
+	echo "bench: recording the real input"
+	load_start
+	if [ -c /dev/kvm ] && [ -x "$wl" ] &&
+	   "$HALTSTAT" record -e sched:sched_switch -o "$D/real.dat" -- \
+		"$wl" -n 2 -H 100000 -g exp:150us -o "$D/wl.json" >/dev/null 2>"$D/real.err"; then
+		echo "real KVM recording" >"$D/real.kind"
+	elif "$HALTSTAT" record --guest -e sched:sched_switch -d 15 -o "$D/real.dat" \
+		>/dev/null 2>"$D/real.err"; then
+		echo "real guest recording" >"$D/real.kind"
+	fi
+	load_stop
+	recorded_events "$D/real.err" >"$D/real.events"
+	[ -s "$D/real.kind" ]
+}
+
 T0=$(date +%s)
 [ -s "$D/big.txt" ] || rm -f "$D/big.dat"
 gen big -v 8 -V 2 -H 250000 -g exp:150us -c 4 --noise 5000 -t "$D/big.txt"
@@ -43,26 +71,9 @@ if [ $have_tc = 1 ] && [ ! -s "$D/big.v7.dat" ]; then
 	trace-cmd convert -i "$D/big.dat" -o "$D/big.v7.dat" --file-version 7 --compression zstd \
 		>/dev/null 2>&1 || rm -f "$D/big.v7.dat"
 fi
+have_real=0
+real_input && have_real=1
 T1=$(date +%s)
-
-# timed CMD...: one run, prints "SECONDS PEAK_RSS_KB"
-timed() {
-	local s e
-	s=$(date +%s%N)
-	/usr/bin/time -f "%M" -o "$D/time.out" "$@" >/dev/null 2>"$D/cmd.err" || {
-		echo "bench: failed: $* ($(head -c 200 "$D/cmd.err"))" >&2; echo "999999999 0"; return; }
-	e=$(date +%s%N)
-	echo "$(( (e - s) / 1000 )) $(tail -1 "$D/time.out")"
-}
-# measure N CMD...: warm run, then median seconds and max RSS (MiB) of N runs
-measure() {
-	local n=$1 i; shift
-	"$@" >/dev/null 2>&1
-	for ((i = 0; i < n; i++)); do timed "$@"; done | sort -n | awk -v n="$n" '
-		{ t[NR] = $1; if ($2 > r) r = $2; if ($1 == 999999999) f = 1 }
-		END { m = t[int((n + 1) / 2)]; if (f) { print "failed 0"; exit }
-		      printf "%.3f %.1f\n", m / 1e6, r / 1024 }'
-}
 
 printf '\n%-24s %10s %11s %11s %8s %10s %9s\n' input events haltstat_s trace-cmd_s ratio "M ev/s" "RSS MiB"
 declare -A HS_T TC_T RSS EVS
@@ -89,6 +100,7 @@ row v6one "  same, one reader" "$D/big.dat" "$BIG" 0 HALTSTAT_THREADS=1
 row txt "big kernel text (lines)" "$D/big.txt" "$LINES" 0
 row small "100k v6 trace.dat" "$D/small.dat" "$SMALL" "$RUNS"
 row huge "10M v6 trace.dat" "$D/huge.dat" "$HUGE" 1
+[ $have_real = 1 ] && row real "$(cat "$D/real.kind")" "$D/real.dat" "$(cat "$D/real.events")" "$RUNS"
 printf '(inputs generated in %d s; events = records in the file, sched_switch noise included)\n' $((T1 - T0))
 
 # verdict TEXT AWK-CONDITION KEY: KEY's haltstat run must have worked
@@ -102,12 +114,17 @@ echo "targets:"
 verdict "v6 >= 30x trace-cmd report (${TC_T[v6]:-?} / ${HS_T[v6]} s)" \
 	"${TC_T[v6]:-0} / ${HS_T[v6]} >= 30" v6
 verdict "v6 >= 20 M events/s warm" "${EVS[v6]} / ${HS_T[v6]} >= 20e6" v6
+if [ -n "${HS_T[real]}" ]; then
+	verdict "${EVS[real]} events real: >= 30x trace-cmd report (${TC_T[real]:-?} / ${HS_T[real]} s)" \
+		"${TC_T[real]:-0} / ${HS_T[real]} >= 30" real
+	verdict "${EVS[real]} events real: >= 20 M events/s warm" "${EVS[real]} / ${HS_T[real]} >= 20e6" real
+fi
 [ -n "${HS_T[v7]}" ] && verdict "v7 zstd >= 3x trace-cmd report (${TC_T[v7]:-?} / ${HS_T[v7]} s)" \
 	"${TC_T[v7]:-0} / ${HS_T[v7]} >= 3" v7
 verdict "text >= 5 M lines/s" "${EVS[txt]} / ${HS_T[txt]} >= 5e6" txt
 verdict "peak RSS < 32 MiB at 100k events (${RSS[small]} MiB)" "${RSS[small]} < 32" small
 verdict "peak RSS < 32 MiB at 10M events (${RSS[huge]} MiB)" "${RSS[huge]} < 32" huge
-for k in v6 v7 txt; do
+for k in v6 v7 txt real; do
 	[ -n "${RSS[$k]}" ] && verdict "peak RSS < 32 MiB on $k (${RSS[$k]} MiB)" "${RSS[$k]} < 32" $k
 done
 echo
