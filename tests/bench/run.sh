@@ -73,6 +73,8 @@ if [ $have_tc = 1 ] && [ ! -s "$D/big.v7.dat" ]; then
 fi
 have_real=0
 real_input && have_real=1
+# written-back pages of new inputs would compete with the timed runs
+sync
 T1=$(date +%s)
 
 printf '\n%-24s %10s %11s %11s %8s %10s %9s\n' input events haltstat_s trace-cmd_s ratio "M ev/s" "RSS MiB"
