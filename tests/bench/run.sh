@@ -3,9 +3,9 @@
 # side by side: a >= 3 M event trace.dat from hs-synth (with sched_switch
 # noise) as uncompressed v6, as zstd v7 (trace-cmd convert) and as kernel
 # text, plus 100 k and 10 M event files for peak RSS, and a real recording
-# made here (real_input). Warm page cache (one
-# untimed run first), median of HS_BENCH_RUNS (3) runs. Then the recorder
-# benchmark (tests/bench/record.sh). Inputs go to HS_BENCH_DIR (kept when
+# made here (real_input). Warm page cache (one untimed run first), median
+# of HS_BENCH_RUNS (3) runs. Then the recorder benchmark
+# (tests/bench/record.sh). Inputs go to HS_BENCH_DIR (kept when
 # given, so a second run skips generating them; else a temporary dir).
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build/rel}
