@@ -97,7 +97,8 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 	return 0;
 }
 
-static int write_file(const char *path, int cpu1_fd)
+/* flags: O_APPEND makes copy_file_range refuse, so CPU 1 goes through the plain copy */
+static int write_file(const char *path, int cpu1_fd, int flags)
 {
 	static unsigned char pages0[3 * PAGE];
 	struct hs_tracedat_format fmt = { "hstest", fake_format, sizeof(fake_format) - 1 };
@@ -122,13 +123,27 @@ static int write_file(const char *path, int cpu1_fd)
 
 	for (int i = 0; i < 3; i++)
 		fill_page(pages0 + i * PAGE, 1000000 + (uint64_t)i * 1000000, 100, 0, 42);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | flags, 0600);
 	if (fd < 0)
 		return -1;
 	ret = hs_tracedat_write(fd, &d, &err);
 	if (close(fd))
 		ret = -1;
 	return ret;
+}
+
+/* 1 when both files hold the same bytes (files of this test are small) */
+static int same_bytes(const char *a, const char *b)
+{
+	static unsigned char x[1 << 16], y[1 << 16];
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	size_t na = fa ? fread(x, 1, sizeof(x), fa) : 0, nb = fb ? fread(y, 1, sizeof(y), fb) : 0;
+
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return na > 0 && na < sizeof(x) && na == nb && !memcmp(x, y, na);
 }
 
 static int check_trailer(const char *path)
@@ -155,18 +170,23 @@ static int check_trailer(const char *path)
 int main(void)
 {
 	char path[] = "/tmp/hs-tdw-XXXXXX", cpu1[] = "/tmp/hs-tdw-cpu1-XXXXXX";
+	char plain[] = "/tmp/hs-tdw-plain-XXXXXX";
 	unsigned char page[PAGE];
 	struct seen s = { 0 };
 	struct tracecmd_input *h;
-	int fd = mkstemp(path), fd1 = mkstemp(cpu1);
+	int fd = mkstemp(path), fd1 = mkstemp(cpu1), fdp = mkstemp(plain);
 
-	if (fd < 0 || fd1 < 0)
+	if (fd < 0 || fd1 < 0 || fdp < 0)
 		return 1;
 	close(fd);
+	close(fdp);
 	unlink(cpu1);
 	fill_page(page, 1500000, 50, 1000, 43);
 	CHECK(write(fd1, page, PAGE) == PAGE, "tdw_cpu_file");
-	CHECK(write_file(path, fd1) == 0, "tdw_write");
+	CHECK(write_file(path, fd1, 0) == 0, "tdw_write");
+	CHECK(write_file(plain, fd1, O_APPEND) == 0, "tdw_write_plain_copy");
+	CHECK(same_bytes(path, plain), "tdw_plain_copy_same_file");
+	unlink(plain);
 	close(fd1);
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
