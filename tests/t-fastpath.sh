@@ -2,11 +2,12 @@
 # The fast paths (own v6 and v7 readers with pread windows, two readers
 # that each keep half of the vCPUs, batched candidates in AVX2 against the
 # plain loop (HALTSTAT_VECTOR=none), streamed text and pipes) must give
-# exactly the report of the straightforward ones: libtracecmd on the same file (HALTSTAT_READER=libtracecmd, for v6 and v7),
-# one reader (HALTSTAT_THREADS=1 against =2), the trace-cmd v7 conversions
-# (zstd, none, and zlib made by hs-v7zlib.py), and the same events as kernel
-# text. The traces have several CPUs, migrations, unrelated sched_switch
-# noise and losses; and a real recording of this machine's idle events.
+# exactly the report of the straightforward ones: libtracecmd on the same
+# file (HALTSTAT_READER=libtracecmd, for v6 and v7), one reader
+# (HALTSTAT_THREADS=1 against =2), the trace-cmd v7 conversions (zstd, none,
+# and zlib made by hs-v7zlib.py), and the same events as kernel text. The
+# traces have several CPUs, migrations, unrelated sched_switch noise and
+# losses; and a real recording of this machine's idle events.
 . "$(dirname "$0")/lib.sh"
 SYNTH=$HS_BUILD/tests/tools/hs-synth
 JCMP=$HS_TOP/tests/tools/hs-jcmp.py
