@@ -163,7 +163,6 @@ static inline int hs_td_decode(const struct hs_td_layout *lay, const unsigned ch
 				hs_td_fields(d, p, len, sw, ev, true);
 }
 
-
 /* Per-CPU loss counts from CPUSTAT text, for one buffer ("" = top). */
 #define HS_TD_MAXCPUS 4096
 struct hs_td_stats {
@@ -189,6 +188,13 @@ int hs_td_v6_decode(const unsigned char *buf, size_t len, struct hs_td_sink *sin
 /* The same with the file open on fd (-1: none): pages are pread, not mapped. */
 int hs_td_v6_decode_fd(const unsigned char *buf, size_t len, int fd, struct hs_td_sink *sink,
 		       struct hs_error *err);
+/*
+ * A v6 or v7 file (checked by the caller) through the reader it needs: the
+ * own ones, libtracecmd for a compression they do not link or when
+ * HALTSTAT_READER=libtracecmd asks for it.
+ */
+int hs_td_read_sink(const char *path, int fd, const unsigned char *buf, size_t len, bool v7,
+		    struct hs_td_sink *sink, struct hs_error *err);
 /* hs_tracedat_read for a file also open on fd (-1: buf is all there is). */
 int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size_t len,
 			struct hs_account *acct, struct hs_error *err);

@@ -1041,6 +1041,19 @@ static bool td_force_libtracecmd(void)
 	return e && !strcmp(e, "libtracecmd");
 }
 
+int hs_td_read_sink(const char *path, int fd, const unsigned char *buf, size_t len, bool v7,
+		    struct hs_td_sink *sink, struct hs_error *err)
+{
+	int ret = HS_TD_V7_FALLBACK;
+
+	if (!td_force_libtracecmd())
+		ret = v7 ? hs_td_v7_read(buf, len, fd, sink, err) :
+			   hs_td_v6_decode_fd(buf, len, fd, sink, err);
+	if (ret == HS_TD_V7_FALLBACK)
+		ret = hs_td_v7_decode(path, buf, len, sink, err);
+	return ret;
+}
+
 int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size_t len,
 			struct hs_account *acct, struct hs_error *err)
 {
@@ -1060,16 +1073,7 @@ int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size
 	hs_td_sink_account(&sink, acct);
 	snprintf(sink.meta->source, sizeof(sink.meta->source), "%s", path);
 	if (!strcmp(ver, "6") || !strcmp(ver, "7")) {
-		int ret = HS_TD_V7_FALLBACK;
-
-		if (td_force_libtracecmd())
-			ret = HS_TD_V7_FALLBACK;
-		else if (ver[0] == '6')
-			ret = hs_td_v6_decode_fd(buf, len, fd, &sink, err);
-		else
-			ret = hs_td_v7_read(buf, len, fd, &sink, err);
-		if (ret == HS_TD_V7_FALLBACK)
-			ret = hs_td_v7_decode(path, buf, len, &sink, err);
+		int ret = hs_td_read_sink(path, fd, buf, len, ver[0] == '7', &sink, err);
 
 		if (ret && err) {
 			char msg[sizeof(err->msg)];

@@ -77,22 +77,15 @@ static void c_process(void *priv, int tgid, const char *comm, const char *vm)
 	(void)priv; (void)tgid; (void)comm; (void)vm;
 }
 
-/* v7: the own reader (chunks read with pread from fd), libtracecmd when forced as in haltstat */
+/* The reader haltstat picks; v6 pages from the mapping (haltstat preads them). */
 static int decode(const char *path, int fd, const unsigned char *buf, size_t len,
 		  struct counts *c, struct hs_error *err)
 {
 	struct hs_td_sink s = { c_event, c_lost, c_thread, c_process, c, &c->meta, NULL, NULL };
-	const char *rd = getenv("HALTSTAT_READER");
-	int ret = HS_TD_V7_FALLBACK;
+	bool v7 = len > 12 && buf[10] == '7';
 
 	hs_meta_init(&c->meta);
-	if (len <= 12 || buf[10] != '7')
-		return hs_td_v6_decode(buf, len, &s, err);
-	if (!rd || strcmp(rd, "libtracecmd"))
-		ret = hs_td_v7_read(buf, len, fd, &s, err);
-	if (ret == HS_TD_V7_FALLBACK)
-		ret = hs_td_v7_decode(path, buf, len, &s, err);
-	return ret;
+	return hs_td_read_sink(path, v7 ? fd : -1, buf, len, v7, &s, err);
 }
 
 static const char *const kinds[] = { "", "kvm_vcpu_wakeup", "kvm_halt_poll_ns", "cpu_idle",
