@@ -74,6 +74,8 @@ int hs_td_option(struct td_file *f, unsigned int id, size_t off, size_t len);
 /* "[local] global counter" or a bare name -> "local" in dst */
 void hs_td_clock(char *dst, size_t size, const unsigned char *p, size_t n);
 int hs_td_overlap(struct td_file *f, const struct td_buf *b);
+/* b's per-CPU offsets and sizes, zeroed, for f->ncpus CPUs. */
+int hs_td_buf_alloc(struct td_file *f, struct td_buf *b);
 /* Layout, metadata, then every page through the sink; frees nothing. */
 int hs_td_run(struct td_file *f, int fd, struct hs_td_sink *s);
 void hs_td_file_free(struct td_file *f);

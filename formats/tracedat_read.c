@@ -323,15 +323,22 @@ int hs_td_overlap(struct td_file *f, const struct td_buf *b)
 	return 0;
 }
 
-/* "flyrecord\0", per CPU offset and size, then (trace-cmd) the clock */
-static int td_flyrecord(struct td_file *f, struct td_buf *b)
+int hs_td_buf_alloc(struct td_file *f, struct td_buf *b)
 {
-	int ret = td_tag(f, "flyrecord", 10, "flyrecord");
-
 	b->off = calloc(f->ncpus ? f->ncpus : 1, sizeof(uint64_t));
 	b->size = calloc(f->ncpus ? f->ncpus : 1, sizeof(uint64_t));
 	if (!b->off || !b->size)
 		return hs_error_set(f->err, HS_ERR_RUNTIME, "out of memory");
+	return 0;
+}
+
+/* "flyrecord\0", per CPU offset and size, then (trace-cmd) the clock */
+static int td_flyrecord(struct td_file *f, struct td_buf *b)
+{
+	int ret = hs_td_buf_alloc(f, b);
+
+	if (!ret)
+		ret = td_tag(f, "flyrecord", 10, "flyrecord");
 	for (int c = 0; !ret && c < f->ncpus; c++) {
 		ret = hs_td_num(f, 8, &b->off[c], "CPU data offset");
 		if (!ret)

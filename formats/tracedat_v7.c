@@ -121,6 +121,20 @@ int hs_td_chunk_error(const struct td_file *f)
 	return hs_error_set(f->err, z->code, "%s", z->msg);
 }
 
+static bool v7_grow(unsigned char **win, size_t *cap, size_t need)
+{
+	unsigned char *p;
+
+	if (need <= *cap)
+		return true;
+	p = realloc(*win, need);
+	if (!p)
+		return false;
+	*win = p;
+	*cap = need;
+	return true;
+}
+
 /* n bytes of the file at off (already checked to be in it): pread or mapped. */
 static const unsigned char *v7_bytes(const struct td_file *f, uint64_t off, size_t n,
 				     unsigned char *small)
@@ -132,14 +146,8 @@ static const unsigned char *v7_bytes(const struct td_file *f, uint64_t off, size
 	if (z->fd < 0)
 		return f->buf + off;
 	if (!small) {
-		if (n > z->in_cap) {
-			unsigned char *p = realloc(z->in, n);
-
-			if (!p)
-				return NULL;
-			z->in = p;
-			z->in_cap = n;
-		}
+		if (!v7_grow(&z->in, &z->in_cap, n))
+			return NULL;
 		dst = z->in;
 	}
 	while (done < n) {
@@ -157,20 +165,6 @@ static const unsigned char *v7_bytes(const struct td_file *f, uint64_t off, size
 static uint32_t v7_u32(const struct td_file *f, const unsigned char *p)
 {
 	return (uint32_t)hs_td_get(f, p, 4);
-}
-
-static bool v7_grow(unsigned char **win, size_t *cap, size_t need)
-{
-	unsigned char *p;
-
-	if (need <= *cap)
-		return true;
-	p = realloc(*win, need);
-	if (!p)
-		return false;
-	*win = p;
-	*cap = need;
-	return true;
 }
 
 int hs_td_chunk_next(const struct td_file *f, uint64_t *pos, uint32_t *left,
@@ -612,20 +606,14 @@ static int v7_buffers(struct v7 *v)
 		if (slot == 0)
 			top = i;
 		snprintf(b->name, sizeof(b->name), "%s", h[i].name);
-		b->off = calloc(f->ncpus ? f->ncpus : 1, sizeof(uint64_t));
-		b->size = calloc(f->ncpus ? f->ncpus : 1, sizeof(uint64_t));
-		if (!b->off || !b->size)
-			return hs_error_set(f->err, HS_ERR_RUNTIME, "out of memory");
-		ret = v7_buffer(v, b, &h[i]);
+		ret = hs_td_buf_alloc(f, b);
+		if (!ret)
+			ret = v7_buffer(v, b, &h[i]);
 	}
 	if (!ret && top >= 0 && !f->clock[0])
 		hs_td_clock(f->clock, sizeof(f->clock), h[top].clock, h[top].clock_len);
-	if (!ret && top < 0) {
-		f->bufs[0].off = calloc(f->ncpus ? f->ncpus : 1, sizeof(uint64_t));
-		f->bufs[0].size = calloc(f->ncpus ? f->ncpus : 1, sizeof(uint64_t));
-		if (!f->bufs[0].off || !f->bufs[0].size)
-			return hs_error_set(f->err, HS_ERR_RUNTIME, "out of memory");
-	}
+	if (!ret && top < 0)
+		ret = hs_td_buf_alloc(f, &f->bufs[0]);
 	return ret;
 }
 
