@@ -269,13 +269,6 @@ fail:
 	return NULL;
 }
 
-/*
- * A vCPU thread's state and its report rows take about 100 KiB: past these
- * many, a paste with a new thread id on every line would take the machine
- * down. The events of the ones past the limit are counted, not analysed.
- */
-#define HS_ACCOUNT_MAX_VCPUS 4096
-#define HS_ACCOUNT_MAX_GUEST_CPUS 4096
 /* Thread and process names: past these the report shows the bare ids. */
 #define HS_ACCOUNT_MAX_NAMES 65536
 
@@ -440,6 +433,16 @@ static int64_t hs_account_key(const struct hs_event *ev)
 	return ev->kind == HS_EV_CPU_IDLE ? (int64_t)ev->idle.cpu_id : ev->cpu;
 }
 
+/* The span of the events kept grows to cover [first, last]. */
+static void hs_account_span(struct hs_account *a, uint64_t first, uint64_t last)
+{
+	if (!a->have_ts || first < a->first_ts)
+		a->first_ts = first;
+	if (!a->have_ts || last > a->last_ts)
+		a->last_ts = last;
+	a->have_ts = true;
+}
+
 bool hs_account_keeps(const struct hs_account *a, const struct hs_event *ev)
 {
 	int64_t key = hs_account_key(ev);
@@ -460,13 +463,8 @@ void hs_account_tally(struct hs_account *a, const struct hs_event_tally *t)
 		a->events[k] += t->count[k];
 		any |= t->count[k] != 0;
 	}
-	if (!any)
-		return;
-	if (!a->have_ts || t->first_ts < a->first_ts)
-		a->first_ts = t->first_ts;
-	if (!a->have_ts || t->last_ts > a->last_ts)
-		a->last_ts = t->last_ts;
-	a->have_ts = true;
+	if (any)
+		hs_account_span(a, t->first_ts, t->last_ts);
 }
 
 static int hs_account_kvm(struct hs_account *a, const struct hs_event *ev)
@@ -590,11 +588,7 @@ int hs_account_event(struct hs_account *a, const struct hs_event *ev)
 	if (ret)
 		return ret;
 	a->events[ev->kind]++;
-	if (!a->have_ts || ev->ts < a->first_ts)
-		a->first_ts = ev->ts;
-	if (!a->have_ts || ev->ts > a->last_ts)
-		a->last_ts = ev->ts;
-	a->have_ts = true;
+	hs_account_span(a, ev->ts, ev->ts);
 	return 0;
 }
 

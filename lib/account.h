@@ -94,6 +94,15 @@ struct hs_account;
 struct hs_account *hs_account_alloc(const struct hs_account_opts *opts);
 void hs_account_free(struct hs_account *acct);
 
+/*
+ * A vCPU thread's state and its report rows take about 100 KiB: past these
+ * many, a paste with a new thread id on every line would take the machine
+ * down. The events of the ones past the limit are counted, not analysed
+ * (meta.over_limit_events).
+ */
+#define HS_ACCOUNT_MAX_VCPUS 4096
+#define HS_ACCOUNT_MAX_GUEST_CPUS 4096
+
 /* Metadata the reader fills in (source, kernel, parameters, losses). */
 struct hs_meta *hs_account_meta(struct hs_account *acct);
 

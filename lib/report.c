@@ -509,10 +509,12 @@ static void hs_report_warn_losses(struct hs_report *rep)
 		hs_report_warn(rep, "%llu events had a time stamp earlier than the one before "
 			       "on their CPU: taken as simultaneous",
 			       (unsigned long long)m->clamped_ts);
+	_Static_assert(HS_ACCOUNT_MAX_VCPUS == HS_ACCOUNT_MAX_GUEST_CPUS,
+		       "the warning names one limit for both");
 	if (m->over_limit_events)
 		hs_report_warn(rep, "%llu events of vCPU threads or guest CPUs past the first "
-			       "4096 of each were not analysed",
-			       (unsigned long long)m->over_limit_events);
+			       "%d of each were not analysed",
+			       (unsigned long long)m->over_limit_events, HS_ACCOUNT_MAX_VCPUS);
 }
 
 static void hs_report_warn_filter(struct hs_report *rep, const struct hs_report_filter *f)
