@@ -2,9 +2,9 @@
 /*
  * trace.dat version 7 through libtracecmd: for a compression algorithm the
  * own reader (tracedat_v7.c) does not link, and when HALTSTAT_READER=
- * libtracecmd forces it (tests compare the two). libtracecmd trusts the file, so the fixed part of the header
- * is checked here first; it also reads by path, so standard input goes
- * through a temporary file.
+ * libtracecmd forces it (tests compare the two). libtracecmd trusts the
+ * file, so the fixed part of the header is checked here first; it also
+ * reads by path, so standard input goes through a temporary file.
  *
  * Losses: page counts are reported as records carry them; the stats rule of
  * tracedat_read.c (per CPU max of page counts and CPUSTAT counts) is applied

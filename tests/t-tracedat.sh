@@ -13,6 +13,10 @@ have python3 || { skip tracedat "python3 missing"; exit 0; }
 
 counts() { grep -E '^(count|total) ' "$1" | sort; }
 val() { awk -v k="$2" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$1"; }
+# same_events NAME A B: two hs-readdump outputs saw the same events
+same_events() {
+	check_eq "$1" "$(val "$2" checksum) $(val "$2" total)" "$(val "$3" checksum) $(val "$3" total)"
+}
 # per event and CPU counts as trace-cmd report prints them
 tc_counts() {
 	trace-cmd report -i "$1" 2>/dev/null | awk '
@@ -115,8 +119,7 @@ if have trace-cmd; then
 		trace-cmd convert --file-version 7 --compression zstd -i "$TMP/$f.dat" -o "$TMP/$f.v7" >/dev/null 2>&1 ||
 			{ fail "v7-$f" "trace-cmd convert failed"; continue; }
 		"$RD" --raw "$TMP/$f.v7" >"$TMP/$f.v7out" 2>&1
-		check_eq "v7-$f-same-events" "$(val "$TMP/$f.out" checksum) $(val "$TMP/$f.out" total)" \
-			"$(val "$TMP/$f.v7out" checksum) $(val "$TMP/$f.v7out" total)"
+		same_events "v7-$f-same-events" "$TMP/$f.out" "$TMP/$f.v7out"
 		check_eq "report-$f" "$(tc_counts "$TMP/$f.dat")" "$(counts "$TMP/$f.out")"
 		HALTSTAT_READER=libtracecmd "$RD" --raw "$TMP/$f.v7" >"$TMP/$f.v7ltc" 2>&1
 		check_eq "v7-$f-own-equals-libtracecmd" "$(grep -v '^format ' "$TMP/$f.v7ltc")" \
@@ -124,12 +127,10 @@ if have trace-cmd; then
 		trace-cmd convert --file-version 7 --compression none -i "$TMP/$f.dat" -o "$TMP/$f.v7n" >/dev/null 2>&1 ||
 			{ fail "v7none-$f" "trace-cmd convert failed"; continue; }
 		"$RD" --raw "$TMP/$f.v7n" >"$TMP/$f.v7nout" 2>&1
-		check_eq "v7none-$f-same-events" "$(val "$TMP/$f.out" checksum) $(val "$TMP/$f.out" total)" \
-			"$(val "$TMP/$f.v7nout" checksum) $(val "$TMP/$f.v7nout" total)"
+		same_events "v7none-$f-same-events" "$TMP/$f.out" "$TMP/$f.v7nout"
 		if $Z7 "$TMP/$f.v7n" "$TMP/$f.v7z" 5000 2>"$TMP/z7.err"; then
 			"$RD" --raw "$TMP/$f.v7z" >"$TMP/$f.v7zout" 2>&1
-			check_eq "v7zlib-$f-same-events" "$(val "$TMP/$f.out" checksum) $(val "$TMP/$f.out" total)" \
-				"$(val "$TMP/$f.v7zout" checksum) $(val "$TMP/$f.v7zout" total)"
+			same_events "v7zlib-$f-same-events" "$TMP/$f.out" "$TMP/$f.v7zout"
 		else
 			fail "v7zlib-$f" "$(cat "$TMP/z7.err")"
 		fi

@@ -1,8 +1,9 @@
 #!/bin/bash
 # valgrind memcheck on haltstat report over real recordings: an hs-synth
 # trace.dat and its text, a `record --guest` file, and the same as v7 (zstd
-# and uncompressed through the own v7 reader, zstd through libtracecmd). No invalid access, no use of uninitialised memory, no
-# leak (libtracecmd's own known leak aside, see tests/valgrind.supp).
+# and uncompressed through the own v7 reader, zstd through libtracecmd). No
+# invalid access, no use of uninitialised memory, no leak (libtracecmd's
+# own known leak aside, see tests/valgrind.supp).
 # Skipped without valgrind, and in the SANITIZE=1 pass (ASan and valgrind
 # do not mix).
 . "$(dirname "$0")/lib.sh"
