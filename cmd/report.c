@@ -75,7 +75,8 @@ static void report_usage(FILE *out)
 "selection:\n"
 "      --pid PID[,PID...]  only these VMM processes (or vCPU thread ids)\n"
 "      --vm NAME|PID       only this VM (QEMU -name, process name or pid)\n"
-"      --vcpu N            only vCPU index N (from the thread name \"CPU N/KVM\")\n"
+"      --vcpu N            only vCPU index N (from the thread name, e.g. \"CPU N/KVM\"\n"
+"                          or \"fc_vcpu N\", else KVM's vcpu id)\n"
 "      --start TIME        ignore events before TIME after the first event\n"
 "      --end TIME          ignore events after TIME after the first event\n"
 "                          (TIME: 10 = seconds, or 1.5s, 500ms, 250us, 100ns, 2m)\n"
@@ -87,6 +88,8 @@ static void report_usage(FILE *out)
 "      --entries N         number of linear buckets (1-%d); implies --linear\n"
 "      --per-vm            one histogram per VM instead of one per vCPU\n"
 "      --no-histograms     the table only\n"
+"      --threads           also list every named thread: its process, VM and vCPU\n"
+"                          index, and whether it has kvm events\n"
 "\n"
 "advice and what-if:\n"
 "      --no-advice         do not print or compute a suggestion\n"
@@ -106,7 +109,7 @@ static void report_usage(FILE *out)
 enum {
 	OPT_JSON = 1000, OPT_CSV, OPT_LINEAR, OPT_BUCKET, OPT_ENTRIES, OPT_PID, OPT_VM,
 	OPT_VCPU, OPT_START, OPT_END, OPT_NO_ADVICE, OPT_OBJECTIVE, OPT_MAX_POLL_CPU,
-	OPT_CANDIDATES, OPT_ERA, OPT_NO_HIST, OPT_PER_VM, OPT_FORMAT, OPT_SVG,
+	OPT_CANDIDATES, OPT_ERA, OPT_NO_HIST, OPT_PER_VM, OPT_FORMAT, OPT_SVG, OPT_THREADS,
 };
 
 static const struct option report_options[] = {
@@ -131,6 +134,7 @@ static const struct option report_options[] = {
 	{ "kernel-era",		required_argument,	NULL, OPT_ERA },
 	{ "no-histograms",	no_argument,		NULL, OPT_NO_HIST },
 	{ "per-vm",		no_argument,		NULL, OPT_PER_VM },
+	{ "threads",		no_argument,		NULL, OPT_THREADS },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -330,6 +334,9 @@ static int report_parse_one(struct report_params *p, int opt, const char *arg)
 		return 0;
 	case OPT_PER_VM:
 		p->text.per_vm_histograms = true;
+		return 0;
+	case OPT_THREADS:
+		p->filter.threads = true;
 		return 0;
 	default:
 		return cmd_usage_error("report", "unknown option");

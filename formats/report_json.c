@@ -215,9 +215,7 @@ static json_t *vm_json(struct hs_jw *j, const struct hs_report_vm *vm)
 
 static const char *idle_state_name(const struct hs_report *r, unsigned int s)
 {
-	if (!strcmp(r->meta.cpuidle_driver, "haltpoll") && s <= 1)
-		return s == 0 ? "POLL" : "haltpoll idle";
-	return NULL;
+	return r->idle_state_name[s][0] ? r->idle_state_name[s] : NULL;
 }
 
 static json_t *guest_json(struct hs_jw *j, const struct hs_report *r,
@@ -248,6 +246,40 @@ static json_t *guest_json(struct hs_jw *j, const struct hs_report *r,
 	return o;
 }
 
+/* The recorded names of the idle states, in state order, up to the last known. */
+static json_t *idle_names_json(struct hs_jw *j, const struct hs_meta *m)
+{
+	json_t *a = json_array();
+	unsigned int n = 0;
+
+	for (unsigned int s = 0; s < HS_IDLE_STATES; s++)
+		if (m->idle_state_name[s][0])
+			n = s + 1;
+	for (unsigned int s = 0; s < n; s++)
+		hs_jw_push(j, a, JFIELD_KNOWN(m->idle_state_name[s]));
+	return a;
+}
+
+static json_t *threads_json(struct hs_jw *j, const struct hs_report *r)
+{
+	json_t *a = json_array();
+
+	for (unsigned int i = 0; i < r->nthreads; i++) {
+		const struct hs_report_thread *t = &r->threads[i];
+		json_t *o = json_object();
+
+		hs_jw_put(j, o, "tid", json_integer(t->tid));
+		hs_jw_put(j, o, "tgid", t->tgid < 0 ? json_null() : json_integer(t->tgid));
+		hs_jw_put(j, o, "comm", jstr(t->comm));
+		hs_jw_put(j, o, "vm", jstr(t->vm));
+		hs_jw_put(j, o, "vcpu_index", t->vcpu_index < 0 ? json_null() :
+			  json_integer(t->vcpu_index));
+		hs_jw_put(j, o, "vcpu", json_boolean(t->vcpu));
+		hs_jw_push(j, a, o);
+	}
+	return a;
+}
+
 static json_t *kernel_json(struct hs_jw *j, const struct hs_meta *m)
 {
 	json_t *o = json_object();
@@ -257,6 +289,7 @@ static json_t *kernel_json(struct hs_jw *j, const struct hs_meta *m)
 	hs_jw_put(j, o, "ncpus", m->ncpus < 0 ? json_null() : json_integer(m->ncpus));
 	hs_jw_put(j, o, "cpuidle_driver", JFIELD_KNOWN(m->cpuidle_driver));
 	hs_jw_put(j, o, "cpuidle_governor", JFIELD_KNOWN(m->cpuidle_governor));
+	hs_jw_put(j, o, "idle_states", idle_names_json(j, m));
 	return o;
 }
 
@@ -340,6 +373,8 @@ static json_t *report_json(struct hs_jw *j, const struct hs_report *r)
 	for (unsigned int i = 0; i < r->nguest; i++)
 		hs_jw_push(j, guest, guest_json(j, r, &r->guest[i]));
 	hs_jw_put(j, root, "guest", guest);
+	if (r->threads)
+		hs_jw_put(j, root, "threads", threads_json(j, r));
 	return root;
 }
 

@@ -526,8 +526,8 @@ static void write_hists(const struct text_ctx *c)
 static const char *idle_state_name(const struct hs_report *r, unsigned int s,
 				   char *buf, size_t len)
 {
-	if (!strcmp(r->meta.cpuidle_driver, "haltpoll") && s <= 1)
-		return s == 0 ? "POLL" : "haltpoll idle";
+	if (r->idle_state_name[s][0])
+		return r->idle_state_name[s];
 	snprintf(buf, len, "state %u", s);
 	return buf;
 }
@@ -598,6 +598,26 @@ static void write_guest_poll(const struct text_ctx *c)
 	}
 }
 
+/* report --threads: who is who, vCPU threads marked. */
+static void write_threads(const struct text_ctx *c)
+{
+	const struct hs_report *r = c->rep;
+	char tgid[16], index[16];
+
+	fprintf(c->out, "\n%sthreads of the recording%s (%u)\n", col(c, C_BOLD), col(c, C_RESET),
+		r->nthreads);
+	fprintf(c->out, "%8s %8s %-16s %-20s %5s %s\n", "tid", "tgid", "comm", "VM", "vCPU",
+		"kvm events");
+	for (unsigned int i = 0; i < r->nthreads; i++) {
+		const struct hs_report_thread *t = &r->threads[i];
+
+		snprintf(tgid, sizeof(tgid), t->tgid < 0 ? "?" : "%d", t->tgid);
+		snprintf(index, sizeof(index), t->vcpu_index < 0 ? "-" : "%d", t->vcpu_index);
+		fprintf(c->out, "%8d %8s %-16s %-20s %5s %s\n", t->tid, tgid, t->comm, t->vm, index,
+			t->vcpu ? "yes" : "no");
+	}
+}
+
 int hs_report_write_text(FILE *out, const struct hs_report *rep, const struct hs_text_opts *opts)
 {
 	struct text_ctx c = { .out = out, .rep = rep, .opts = opts };
@@ -617,6 +637,8 @@ int hs_report_write_text(FILE *out, const struct hs_report *rep, const struct hs
 		write_guest_idle(&c);
 		write_guest_poll(&c);
 	}
+	if (rep->threads)
+		write_threads(&c);
 	if (opts->show_advice && rep->advice.valid) {
 		fputc('\n', out);
 		if (hs_advice_write_text(out, rep, opts))

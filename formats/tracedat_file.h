@@ -41,7 +41,7 @@ struct td_file {
 	uint32_t page_size;
 	int ncpus;
 	struct tep_handle *tep;
-	struct hs_td_layout lay;
+	struct hs_ev_layout lay;
 	const char *cmd;	/* saved cmdlines */
 	size_t cmd_len;
 	const char *uname;
@@ -68,6 +68,7 @@ int hs_td_blob(struct td_file *f, int nlen, size_t *off, size_t *len, const char
 int hs_td_fixed_header(struct td_file *f);
 /* header_page + header_event; ftrace formats; event systems (at f->pos). */
 int hs_td_header_page(struct td_file *f);
+int hs_td_ftrace_formats(struct td_file *f);
 int hs_td_event_formats(struct td_file *f);
 /* Options both versions share: CPUSTAT, TRACECLOCK, UNAME. */
 int hs_td_option(struct td_file *f, unsigned int id, size_t off, size_t len);

@@ -32,6 +32,7 @@
 #include <event-parse.h>
 
 #include "input.h"
+#include "recmeta.h"
 #include "tracedat_file.h"
 
 #define TD_MISSED_EVENTS (1ULL << 31)
@@ -83,7 +84,7 @@ int hs_td_num(struct td_file *f, int n, uint64_t *v, const char *what)
 /* A length-prefixed blob: sets *off to where it starts and skips it. */
 int hs_td_blob(struct td_file *f, int nlen, size_t *off, size_t *len, const char *what)
 {
-	uint64_t n;
+	uint64_t n = 0;
 	int ret = hs_td_num(f, nlen, &n, what);
 
 	if (ret)
@@ -147,24 +148,17 @@ int hs_td_header_page(struct td_file *f)
 	return ret;
 }
 
+/* The formats the readers decode (lib/evdecode.h): the rest is never parsed. */
 static bool td_wanted(const char *sys, const unsigned char *fmt, size_t len)
 {
-	static const char *const names[] = {
-		"kvm_vcpu_wakeup", "kvm_halt_poll_ns", "cpu_idle", "guest_halt_poll_ns",
-	};
 	const unsigned char *nl;
-	size_t n;
+	int kind;
 
-	if (strcmp(sys, "kvm") && strcmp(sys, "power"))
-		return false;
 	if (len < 6 || memcmp(fmt, "name: ", 6))
 		return false;
 	nl = memchr(fmt, '\n', len);
-	n = (nl ? (size_t)(nl - fmt) : len) - 6;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (n == strlen(names[i]) && !memcmp(fmt + 6, names[i], n))
-			return true;
-	return false;
+	kind = hs_ev_kind_of(sys, (const char *)fmt + 6, (nl ? (size_t)(nl - fmt) : len) - 6);
+	return kind && HS_TD_READ_KINDS & HS_EV_MASK(kind);
 }
 
 /* libtraceevent gets a checked copy (hs_td_format_clean), never the file's bytes. */
@@ -183,15 +177,19 @@ static int td_parse_event(struct td_file *f, size_t off, size_t len, const char 
 	return ret;
 }
 
-static int td_ftrace_formats(struct td_file *f)
+int hs_td_ftrace_formats(struct td_file *f)
 {
-	uint64_t n;
-	size_t off, len;
+	uint64_t n = 0;
+	size_t off = 0, len = 0;
 	int ret;
 
 	ret = hs_td_num(f, 4, &n, "ftrace format count");
-	for (uint64_t i = 0; !ret && i < n; i++)
+	for (uint64_t i = 0; !ret && i < n; i++) {
 		ret = hs_td_blob(f, 8, &off, &len, "ftrace event format");
+		/* an unreadable print format only costs the notes */
+		if (!ret && td_wanted("ftrace", f->buf + off, len))
+			td_parse_event(f, off, len, "ftrace");
+	}
 	return ret;
 }
 
@@ -430,7 +428,7 @@ static int td_header(struct td_file *f)
 	if (!ret)
 		ret = hs_td_header_page(f);
 	if (!ret)
-		ret = td_ftrace_formats(f);
+		ret = hs_td_ftrace_formats(f);
 	if (!ret)
 		ret = hs_td_event_formats(f);
 	if (!ret)
@@ -506,6 +504,8 @@ struct td_dec {
 	bool z_err;			/* a chunk did not inflate */
 	const struct hs_td_sink *drop;	/* sink that tells events to drop, or NULL */
 	struct hs_event_tally tally;	/* the events dropped */
+	bool stats_used;		/* losses came from the trailer or CPUSTAT */
+	struct hs_td_stats notes_lost;	/* losses the notes in the trace give */
 };
 
 static inline uint32_t td_u32(const struct td_dec *d, const unsigned char *p)
@@ -713,7 +713,7 @@ static int td_next(struct td_dec *d, struct td_cur *c)
 			}
 			c->ts += delta;
 			c->p = pl + plen;
-			int r = hs_td_decode(&d->f->lay, pl, plen, &c->ev);
+			int r = hs_ev_decode(&d->f->lay, pl, plen, &c->ev);
 
 			if (r == -2)
 				d->meta->skipped_events++;
@@ -787,6 +787,10 @@ static int td_merge(struct td_dec *d, struct td_cur **h, int n, struct hs_td_sin
 			td_flush_lost(s, c);
 		if (!c->ev.kind)
 			goto next;
+		if (c->ev.kind == HS_EV_MARKER) {
+			hs_recmeta_note(c->ev.marker.text, c->ev.marker.len, s, &d->notes_lost);
+			goto next;
+		}
 		if (c->ev.ts < c->last_ts) {
 			c->ev.ts = c->last_ts;
 			d->meta->clamped_ts++;
@@ -877,6 +881,24 @@ static void td_stats_losses(struct td_dec *d, struct td_cur *cur, const struct h
 	}
 }
 
+/*
+ * A copy that lost the trailer and CPUSTAT (a conversion) still has the
+ * counts the notes give, known only at the end: they are counted, not
+ * placed, as the stats rule does.
+ */
+static void td_notes_losses(struct td_dec *d, struct td_cur *cur, struct hs_td_sink *s)
+{
+	for (int c = 0; c < d->f->ncpus && c < d->notes_lost.ncpus; c++) {
+		uint64_t pages;
+
+		if (d->notes_lost.lost[c] <= 0)
+			continue;
+		pages = td_page_losses(d, &cur[c]);
+		if ((uint64_t)d->notes_lost.lost[c] > pages)
+			s->meta->lost_events += (uint64_t)d->notes_lost.lost[c] - pages;
+	}
+}
+
 /* v6: the end of the last CPU's pages (v7 sets f->data_end as it parses). */
 static void td_data_end(struct td_file *f)
 {
@@ -899,7 +921,7 @@ static void td_meta(struct td_file *f, struct hs_td_sink *s, struct hs_td_stats 
 		hs_td_cmdlines_apply(f->cmd, f->cmd_len, s);
 	t = hs_td_trailer_find(f->buf, f->len, f->data_end, &start, &tlen);
 	if (t > 0)
-		hs_td_trailer_apply((const char *)f->buf + start, tlen, s, tlost);
+		hs_recmeta_apply((const char *)f->buf + start, tlen, s, tlost);
 	if (f->version == 7)
 		snprintf(m->format, sizeof(m->format), "%strace.dat v7 (%s)",
 			 t > 0 ? "haltstat, " : "", f->comp);
@@ -927,11 +949,13 @@ static int td_use_buf(struct td_dec *d, int i, struct td_cur *bc, struct td_cur 
 	/* haltstat's own per-CPU counts describe its (top) buffer */
 	if (i == 0 && tlost->ncpus) {
 		td_stats_losses(d, bc, tlost, s);
+		d->stats_used = true;
 		return 0;
 	}
 	if (f->cpustat && hs_td_stats_parse(f->cpustat, f->cpustat_len, f->bufs[i].name, &st))
 		return hs_error_set(f->err, HS_ERR_RUNTIME, "out of memory");
 	td_stats_losses(d, bc, &st, s);
+	d->stats_used |= st.ncpus > 0;
 	hs_td_stats_free(&st);
 	return 0;
 }
@@ -974,6 +998,9 @@ static int td_decode(struct td_file *f, int fd, struct hs_td_sink *s, struct hs_
 	}
 	if (!ret && td_merge(&d, heap, n, s))
 		ret = hs_error_set(f->err, HS_ERR_RUNTIME, "accounting rejected an event");
+	if (!ret && !d.stats_used)
+		td_notes_losses(&d, cur, s);
+	hs_td_stats_free(&d.notes_lost);
 	if (!ret && d.drop)
 		s->count(s->priv, &d.tally);
 	if (!ret && d.io_err)
@@ -1003,9 +1030,9 @@ int hs_td_v6_decode_fd(const unsigned char *buf, size_t len, int fd, struct hs_t
 	f.tep = tep_alloc();
 	if (!f.tep)
 		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
-	hs_td_tep_lock();
+	hs_ev_tep_lock();
 	ret = td_header(&f);
-	hs_td_tep_unlock();
+	hs_ev_tep_unlock();
 	if (!ret)
 		ret = td_buffers(&f);
 	if (!ret) {
@@ -1021,7 +1048,7 @@ int hs_td_run(struct td_file *f, int fd, struct hs_td_sink *s)
 	struct hs_td_stats tlost = { 0 };
 	int ret;
 
-	hs_td_layout_init(&f->lay, f->tep, f->swap);
+	hs_ev_layout_init(&f->lay, f->tep, f->swap, HS_TD_READ_KINDS);
 	td_meta(f, s, &tlost);
 	ret = td_decode(f, fd, s, &tlost);
 	hs_td_stats_free(&tlost);

@@ -41,7 +41,8 @@
 #define V7_MAX_ZCHUNK (TD_MAX_CHUNK + (TD_MAX_CHUNK >> 6) + 4096)
 
 enum { V7_OPT_DONE = 0, V7_OPT_BUFFER = 3, V7_OPT_CPUCOUNT = 8, V7_OPT_HEADER_INFO = 16,
-       V7_OPT_EVENT_FORMATS = 18, V7_OPT_CMDLINES = 21, V7_OPT_BUFFER_TEXT = 22 };
+       V7_OPT_FTRACE_EVENTS = 17, V7_OPT_EVENT_FORMATS = 18, V7_OPT_CMDLINES = 21,
+       V7_OPT_BUFFER_TEXT = 22 };
 enum { V7_Z_NONE, V7_Z_ZSTD, V7_Z_ZLIB };
 
 /* Tests and fuzzing turn the libtracecmd fallback off (it forks). */
@@ -66,7 +67,7 @@ struct v7 {
 	struct td_file *f;
 	const unsigned char *file;
 	size_t flen;
-	uint64_t sec_header, sec_events, sec_cmdlines;	/* section offsets, 0 = none */
+	uint64_t sec_header, sec_ftrace, sec_events, sec_cmdlines;	/* section offsets, 0 = none */
 	uint64_t cpucount;
 	uint64_t next;			/* the options section after this one, 0 = none */
 	struct v7_bopt bopt[TD_MAXBUFS];
@@ -333,6 +334,7 @@ static int v7_option(struct v7 *v, unsigned int id, size_t off, size_t len)
 	struct td_file *f = v->f;
 	const unsigned char *p = f->buf + off;
 	uint64_t *sec = id == V7_OPT_HEADER_INFO ? &v->sec_header :
+			id == V7_OPT_FTRACE_EVENTS ? &v->sec_ftrace :
 			id == V7_OPT_EVENT_FORMATS ? &v->sec_events :
 			id == V7_OPT_CMDLINES ? &v->sec_cmdlines : NULL;
 
@@ -624,6 +626,11 @@ static int v7_header_in(struct v7 *v)
 	return hs_td_header_page(v->f);
 }
 
+static int v7_ftrace_in(struct v7 *v)
+{
+	return hs_td_ftrace_formats(v->f);
+}
+
 static int v7_events_in(struct v7 *v)
 {
 	return hs_td_event_formats(v->f);
@@ -655,6 +662,13 @@ static int v7_meta_sections(struct v7 *v)
 	ret = v7_section(v, v->sec_header, V7_OPT_HEADER_INFO, "header info", false, &p, &n, &flags);
 	if (!ret)
 		ret = v7_in(v, p, n, "header info", v7_header_in);
+	/* haltstat's notes are ftrace:print events */
+	if (!ret && v->sec_ftrace) {
+		ret = v7_section(v, v->sec_ftrace, V7_OPT_FTRACE_EVENTS, "ftrace formats", false,
+				 &p, &n, &flags);
+		if (!ret)
+			ret = v7_in(v, p, n, "ftrace formats", v7_ftrace_in);
+	}
 	if (!ret && v->sec_events) {
 		ret = v7_section(v, v->sec_events, V7_OPT_EVENT_FORMATS, "event formats", false,
 				 &p, &n, &flags);
@@ -726,9 +740,9 @@ int hs_td_v7_read(const unsigned char *buf, size_t len, int fd, struct hs_td_sin
 	if (!ret)
 		ret = v7_options(&v, first);
 	if (!ret) {
-		hs_td_tep_lock();
+		hs_ev_tep_lock();
 		ret = v7_meta_sections(&v);
-		hs_td_tep_unlock();
+		hs_ev_tep_unlock();
 	}
 	if (!ret)
 		ret = v7_buffers(&v);

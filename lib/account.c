@@ -5,20 +5,13 @@
 #include <string.h>
 
 #include "account.h"
+#include "intmap.h"
 
 /*
  * Accounting of the event stream: one bounded state per vCPU thread and
  * per guest CPU, found through small open-addressing maps keyed by int.
  * Nothing is kept per event.
  */
-
-/* int key -> array index; vals hold index + 1 so that 0 marks a free slot. */
-struct hs_imap {
-	int *keys;
-	uint32_t *vals;
-	unsigned int cap;	/* power of two, or 0 */
-	unsigned int n;
-};
 
 struct hs_account {
 	struct hs_account_opts opts;
@@ -40,7 +33,7 @@ struct hs_account {
 	unsigned int nprocs, cap_procs;
 	struct hs_imap proc_map;
 
-	uint64_t events[HS_EV_GUEST_HALT_POLL_NS + 1];
+	uint64_t events[HS_EV_ANALYSED_LAST + 1];
 	bool have_base, have_ts, finished;
 	uint64_t base_ts;		/* first event seen: origin of start/end */
 	uint64_t first_ts, last_ts;	/* span of the events kept */
@@ -58,92 +51,6 @@ static void hs_account_halt(struct hs_hist *hist, struct hs_whatif *w,
 	hs_hist_add(hist, wakeup->ns);
 	if (w)
 		hs_whatif_halt(w, wakeup, change, window, reliable);
-}
-
-static uint32_t hs_imap_hash(int key)
-{
-	return (uint32_t)key * 2654435761u;
-}
-
-static long hs_imap_get(const struct hs_imap *m, int key)
-{
-	unsigned int i;
-
-	if (!m->cap)
-		return -1;
-	for (i = hs_imap_hash(key) & (m->cap - 1); m->vals[i]; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == key)
-			return (long)m->vals[i] - 1;
-	return -1;
-}
-
-static void hs_imap_insert(struct hs_imap *m, int key, uint32_t val)
-{
-	unsigned int i = hs_imap_hash(key) & (m->cap - 1);
-
-	while (m->vals[i])
-		i = (i + 1) & (m->cap - 1);
-	m->keys[i] = key;
-	m->vals[i] = val;
-	m->n++;
-}
-
-static int hs_imap_grow(struct hs_imap *m)
-{
-	struct hs_imap bigger = { .cap = m->cap ? m->cap * 2 : 64 };
-	unsigned int i;
-
-	if (bigger.cap > (1u << 30))
-		return -ENOMEM;
-	bigger.keys = calloc(bigger.cap, sizeof(*bigger.keys));
-	bigger.vals = calloc(bigger.cap, sizeof(*bigger.vals));
-	if (!bigger.keys || !bigger.vals) {
-		free(bigger.keys);
-		free(bigger.vals);
-		return -ENOMEM;
-	}
-	for (i = 0; i < m->cap; i++)
-		if (m->vals[i])
-			hs_imap_insert(&bigger, m->keys[i], m->vals[i]);
-	free(m->keys);
-	free(m->vals);
-	*m = bigger;
-	return 0;
-}
-
-static int hs_imap_put(struct hs_imap *m, int key, unsigned int idx)
-{
-	/* keep the load under one half so probes stay short */
-	if ((m->n + 1) * 2 > m->cap && hs_imap_grow(m))
-		return -ENOMEM;
-	hs_imap_insert(m, key, idx + 1);
-	return 0;
-}
-
-static void hs_imap_free(struct hs_imap *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
-/* Makes room for one more element in a growable array. */
-static int hs_array_reserve(void **arr, unsigned int *cap, unsigned int n, size_t elem)
-{
-	unsigned int ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	if (*cap > UINT_MAX / 4)
-		return -ENOMEM;
-	ncap = *cap ? *cap * 2 : 16;
-	p = realloc(*arr, (size_t)ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
 }
 
 static uint64_t hs_add_sat(uint64_t a, uint64_t b)
@@ -449,7 +356,7 @@ bool hs_account_keeps(const struct hs_account *a, const struct hs_event *ev)
 
 	/* start/end count from the first event seen: every event must be seen */
 	if (a->nshards <= 1 || a->opts.start_ns || a->opts.end_ns ||
-	    ev->kind < HS_EV_VCPU_WAKEUP || ev->kind > HS_EV_GUEST_HALT_POLL_NS ||
+	    ev->kind < HS_EV_VCPU_WAKEUP || ev->kind > HS_EV_ANALYSED_LAST ||
 	    key < 0 || key > INT_MAX)
 		return true;
 	return hs_account_owns(a, (int)key);
@@ -459,7 +366,7 @@ void hs_account_tally(struct hs_account *a, const struct hs_event_tally *t)
 {
 	bool any = false;
 
-	for (int k = HS_EV_VCPU_WAKEUP; k <= HS_EV_GUEST_HALT_POLL_NS; k++) {
+	for (int k = HS_EV_VCPU_WAKEUP; k <= HS_EV_ANALYSED_LAST; k++) {
 		a->events[k] += t->count[k];
 		any |= t->count[k] != 0;
 	}
@@ -577,7 +484,7 @@ int hs_account_event(struct hs_account *a, const struct hs_event *ev)
 {
 	int ret;
 
-	if (ev->kind < HS_EV_VCPU_WAKEUP || ev->kind > HS_EV_GUEST_HALT_POLL_NS)
+	if (ev->kind < HS_EV_VCPU_WAKEUP || ev->kind > HS_EV_ANALYSED_LAST)
 		return -EINVAL;
 	if (!hs_account_in_range(a, ev->ts))
 		return 0;
@@ -647,8 +554,10 @@ void hs_account_process(struct hs_account *a, int tgid, const char *comm, const 
 		p->tgid = tgid;
 	}
 	p = &a->procs[i];
-	hs_copy_name(p->comm, sizeof(p->comm), comm);
-	hs_copy_name(p->vm_name, sizeof(p->vm_name), vm_name);
+	if (comm)
+		hs_copy_name(p->comm, sizeof(p->comm), comm);
+	if (vm_name)
+		hs_copy_name(p->vm_name, sizeof(p->vm_name), vm_name);
 }
 
 /* After a loss the window and any pending change can no longer be trusted. */
@@ -925,6 +834,23 @@ const struct hs_thread_info *hs_account_thread_info(const struct hs_account *a, 
 	return i < 0 ? NULL : &a->threads[i];
 }
 
+unsigned int hs_account_nthreads(const struct hs_account *a)
+{
+	return a->nthreads;
+}
+
+const struct hs_thread_info *hs_account_thread_at(const struct hs_account *a, unsigned int i)
+{
+	return i < a->nthreads ? &a->threads[i] : NULL;
+}
+
+const struct hs_vcpu_acct *hs_account_vcpu_of(const struct hs_account *a, int tid)
+{
+	long i = hs_imap_get(&a->vcpu_map, tid);
+
+	return i < 0 ? NULL : a->vcpus[i];
+}
+
 const struct hs_process_info *hs_account_process_info(const struct hs_account *a, int tgid)
 {
 	long i = hs_imap_get(&a->proc_map, tgid);
@@ -949,7 +875,7 @@ uint64_t hs_account_last_ts(const struct hs_account *a)
 
 uint64_t hs_account_events(const struct hs_account *a, enum hs_event_kind kind)
 {
-	if (kind < HS_EV_VCPU_WAKEUP || kind > HS_EV_GUEST_HALT_POLL_NS)
+	if (kind < HS_EV_VCPU_WAKEUP || kind > HS_EV_ANALYSED_LAST)
 		return 0;
 	return a->events[kind];
 }

@@ -13,7 +13,7 @@
 #include <kbuffer.h>
 #include <tracefs.h>
 
-#include "../formats/tracedat_internal.h"
+#include "evdecode.h"
 #include "account.h"
 #include "capture.h"
 #include "live.h"
@@ -37,7 +37,7 @@ struct hs_live {
 	struct hs_capture *cap;
 	struct tep_handle *tep;
 	struct kbuffer *kb;
-	struct hs_td_layout lay;
+	struct hs_ev_layout lay;
 	unsigned int ncpus;
 	struct tracefs_cpu **tcpu;
 	void *page;
@@ -157,7 +157,7 @@ static int live_decoder(struct hs_live *l, struct hs_error *err)
 			      KBUFFER_ENDIAN_LITTLE);
 	if (!l->kb)
 		return hs_error_set(err, HS_ERR_RUNTIME, "cannot set up the page decoder");
-	if (hs_td_layout_init(&l->lay, l->tep, false) <= 0)
+	if (hs_ev_layout_init(&l->lay, l->tep, false, HS_EV_MASK_ANALYSED) <= 0)
 		return hs_error_set(err, HS_ERR_NO_EVENTS, "none of the events exist here");
 	return 0;
 }
@@ -224,7 +224,7 @@ static int live_page(struct hs_live *l, unsigned int cpu)
 		struct live_ev e = { .seq = l->seq++ };
 		int size = kbuffer_event_size(l->kb);
 
-		if (size <= 0 || hs_td_decode(&l->lay, data, (size_t)size, &e.ev))
+		if (size <= 0 || hs_ev_decode(&l->lay, data, (size_t)size, &e.ev))
 			continue;
 		e.ev.ts = ts;
 		e.ev.cpu = (int32_t)cpu;

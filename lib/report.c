@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "vmm.h"
 
 /*
  * Builds the report model from a finished accounting: picks the vCPU threads
@@ -47,46 +48,65 @@ void hs_report_warn(struct hs_report *rep, const char *fmt, ...)
 	rep->warnings[rep->nwarnings++] = s;
 }
 
-/* QEMU names its vCPU threads "CPU N/KVM". */
-static int hs_vcpu_index(const char *comm)
+/* Name, process, VM and vCPU index of a thread, from what the recording told. */
+static void hs_identify(const struct hs_account *acct, int tid, int64_t vcpu_id, int *tgid,
+			char *comm, size_t comm_len, char *vm, size_t vm_len, char *vm_comm,
+			size_t vm_comm_len, int *vcpu_index)
 {
-	char *end;
-	long n;
+	const struct hs_thread_info *t = hs_account_thread_info(acct, tid);
+	const struct hs_process_info *p;
 
-	if (strncmp(comm, "CPU ", 4) || !isdigit((unsigned char)comm[4]))
-		return -1;
-	errno = 0;
-	n = strtol(comm + 4, &end, 10);
-	if (errno || n > INT_MAX || strcmp(end, "/KVM"))
-		return -1;
-	return (int)n;
+	*tgid = t ? t->tgid : -1;
+	snprintf(comm, comm_len, "%s", t ? t->comm : "");
+	vm_comm[0] = '\0';
+	/* the name's index (lib/vmm.h), else the id KVM itself prints in kvm_halt_poll_ns */
+	*vcpu_index = hs_vmm_vcpu_index(comm);
+	if (*vcpu_index < 0 && vcpu_id >= 0 && vcpu_id <= INT_MAX)
+		*vcpu_index = (int)vcpu_id;
+	if (*tgid < 0) {
+		snprintf(vm, vm_len, "unknown");
+		return;
+	}
+	p = hs_account_process_info(acct, *tgid);
+	if (p)
+		snprintf(vm_comm, vm_comm_len, "%s", p->comm);
+	if (p && p->vm_name[0])
+		snprintf(vm, vm_len, "%s", p->vm_name);
+	else if (p && p->comm[0])
+		snprintf(vm, vm_len, "%s", p->comm);
+	else
+		snprintf(vm, vm_len, "pid %d", *tgid);
 }
 
 static void hs_sel_identify(struct hs_sel *s, const struct hs_account *acct,
 			    const struct hs_vcpu_acct *v)
 {
-	const struct hs_thread_info *t = hs_account_thread_info(acct, v->tid);
-	const struct hs_process_info *p;
-
 	memset(s, 0, sizeof(*s));
 	s->v = v;
-	s->tgid = t ? t->tgid : -1;
-	if (t)
-		snprintf(s->comm, sizeof(s->comm), "%s", t->comm);
-	s->vcpu_index = hs_vcpu_index(s->comm);
-	if (s->tgid < 0) {
-		snprintf(s->vm, sizeof(s->vm), "unknown");
-		return;
+	hs_identify(acct, v->tid, v->vcpu_id, &s->tgid, s->comm, sizeof(s->comm), s->vm,
+		    sizeof(s->vm), s->vm_comm, sizeof(s->vm_comm), &s->vcpu_index);
+}
+
+/* Every named thread: who is who in the recording, vCPU or not. */
+static int hs_report_threads(struct hs_report *rep, const struct hs_account *acct)
+{
+	unsigned int n = hs_account_nthreads(acct);
+	char vm_comm[64];
+
+	rep->threads = calloc(n + 1, sizeof(*rep->threads));
+	if (!rep->threads)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < n; i++) {
+		const struct hs_thread_info *t = hs_account_thread_at(acct, i);
+		const struct hs_vcpu_acct *v = hs_account_vcpu_of(acct, t->tid);
+		struct hs_report_thread *r = &rep->threads[rep->nthreads++];
+
+		r->tid = t->tid;
+		r->vcpu = v != NULL;
+		hs_identify(acct, t->tid, v ? v->vcpu_id : -1, &r->tgid, r->comm, sizeof(r->comm),
+			    r->vm, sizeof(r->vm), vm_comm, sizeof(vm_comm), &r->vcpu_index);
 	}
-	p = hs_account_process_info(acct, s->tgid);
-	if (p)
-		snprintf(s->vm_comm, sizeof(s->vm_comm), "%s", p->comm);
-	if (p && p->vm_name[0])
-		snprintf(s->vm, sizeof(s->vm), "%s", p->vm_name);
-	else if (p && p->comm[0])
-		snprintf(s->vm, sizeof(s->vm), "%s", p->comm);
-	else
-		snprintf(s->vm, sizeof(s->vm), "pid %d", s->tgid);
+	return 0;
 }
 
 static bool hs_filter_pids(const struct hs_report_filter *f, int tid, int tgid)
@@ -432,6 +452,23 @@ out:
 	return ret;
 }
 
+/*
+ * The recorded names of the idle states; a recording without them (older
+ * files, pasted text) still knows the haltpoll driver's two.
+ */
+static void hs_report_idle_names(struct hs_report *rep)
+{
+	bool haltpoll = !strcmp(rep->meta.cpuidle_driver, "haltpoll");
+
+	for (unsigned int s = 0; s < HS_IDLE_STATES; s++) {
+		const char *name = rep->meta.idle_state_name[s];
+
+		if (!name[0] && haltpoll && s <= 1)
+			name = s == 0 ? "POLL" : "haltpoll idle";
+		snprintf(rep->idle_state_name[s], sizeof(rep->idle_state_name[s]), "%s", name);
+	}
+}
+
 static void hs_report_header(struct hs_report *rep, const struct hs_account *acct)
 {
 	uint64_t lost;
@@ -447,6 +484,7 @@ static void hs_report_header(struct hs_report *rep, const struct hs_account *acc
 	rep->events_guest_poll = hs_account_events(acct, HS_EV_GUEST_HALT_POLL_NS);
 	rep->events_total = rep->events_wakeup + rep->events_poll_ns + rep->events_idle +
 			    rep->events_guest_poll;
+	hs_report_idle_names(rep);
 	lost = rep->meta.lost_events;
 	if (!rep->meta.lost_known)
 		rep->lost_pct = -1;
@@ -556,7 +594,8 @@ int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
 
 	memset(rep, 0, sizeof(*rep));
 	hs_report_header(rep, acct);
-	if (hs_report_vcpus(rep, acct, filter, &filtered_out) || hs_report_guest(rep, acct)) {
+	if (hs_report_vcpus(rep, acct, filter, &filtered_out) || hs_report_guest(rep, acct) ||
+	    (filter && filter->threads && hs_report_threads(rep, acct))) {
 		hs_report_free(rep);
 		return -ENOMEM;
 	}
@@ -581,6 +620,7 @@ void hs_report_free(struct hs_report *rep)
 	free(rep->vms);
 	hs_advice_free(&rep->advice);
 	free(rep->guest);
+	free(rep->threads);
 	for (i = 0; i < rep->nwarnings; i++)
 		free(rep->warnings[i]);
 	free(rep->warnings);

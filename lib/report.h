@@ -57,7 +57,7 @@ struct hs_advice {
 struct hs_report_vcpu {
 	int tid, tgid;
 	char comm[64];
-	int vcpu_index;			/* from "CPU N/KVM", -1 unknown */
+	int vcpu_index;			/* from the thread name (lib/vmm.h), else vcpu_id; -1 unknown */
 	int64_t vcpu_id;		/* from kvm_halt_poll_ns, -1 unknown */
 	char vm[128];			/* VM name or process comm */
 	struct hs_halt_stats stats;
@@ -92,6 +92,15 @@ struct hs_report_guest_cpu {
 	int64_t window_last_ns;
 };
 
+/* Who a thread of the recording was (report --threads). */
+struct hs_report_thread {
+	int tid, tgid;			/* tgid -1 unknown */
+	char comm[64];
+	char vm[128];			/* VM name, process name, "pid N" or "unknown" */
+	int vcpu_index;			/* as for a vCPU row, -1 unknown */
+	bool vcpu;			/* it has kvm events: it is a vCPU thread */
+};
+
 struct hs_report {
 	struct hs_meta meta;
 	uint64_t first_ts, last_ts;	/* trace clock ns */
@@ -112,9 +121,13 @@ struct hs_report {
 
 	struct hs_report_guest_cpu *guest;
 	unsigned int nguest;
+	char idle_state_name[HS_IDLE_STATES][32];	/* "" unknown */
 
 	char **warnings;		/* one-line warnings for every writer */
 	unsigned int nwarnings;
+
+	struct hs_report_thread *threads;	/* only when the filter asks for them */
+	unsigned int nthreads;
 };
 
 struct hs_report_filter {
@@ -122,6 +135,7 @@ struct hs_report_filter {
 	unsigned int npids;
 	const char *vm;			/* name or pid */
 	int vcpu;			/* vCPU index, -1 all */
+	bool threads;			/* also list every named thread (hs_report.threads) */
 };
 
 struct hs_advice_opts {

@@ -82,6 +82,9 @@ static void report_fill(struct hs_report *r, bool lost_known)
 	snprintf(r->meta.source, sizeof(r->meta.source), "test.dat");
 	snprintf(r->meta.format, sizeof(r->meta.format), "haltstat");
 	snprintf(r->meta.cpuidle_driver, sizeof(r->meta.cpuidle_driver), "haltpoll");
+	/* the model names the states (lib/report.c): the writers print its names */
+	snprintf(r->idle_state_name[0], sizeof(r->idle_state_name[0]), "POLL");
+	snprintf(r->idle_state_name[1], sizeof(r->idle_state_name[1]), "haltpoll idle");
 	r->meta.halt_poll_ns = 200000;
 	r->meta.lost_known = lost_known;
 	r->meta.lost_events = lost_known ? 10 : 0;
