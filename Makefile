@@ -39,7 +39,7 @@ DEB_BUILD := build-essential pkg-config libtraceevent-dev libtracefs-dev \
              libtracecmd-dev libjansson-dev libzstd-dev zlib1g-dev
 DEB_TEST  := trace-cmd librsvg2-bin util-linux procps time clang libclang-rt-14-dev python3 \
              python3-jsonschema python3-prometheus-client zsh fish groff-base man-db \
-             tmux valgrind libxml2-utils linux-perf
+             tmux valgrind libxml2-utils linux-perf prometheus cmark-gfm
 
 .PHONY: all deps check bench clean install uninstall tools fuzz fuzz-smoke fuzz-build
 all: haltstat tools
