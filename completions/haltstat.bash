@@ -15,7 +15,7 @@ _haltstat_options()
 	replay)	echo "-i --input --settings --runs --max-halts --max-vcpus --pin --no-pin" \
 		     "--kernel-era --predict-only --json -h --help" ;;
 	top)	echo "-s --interval -d --duration -n --count -p --pid --vm --sort" \
-		     "--openmetrics -m --buffer -h --help" ;;
+		     "--textfile -m --buffer -h --help" ;;
 	diff)	echo "--json -h --help" ;;
 	esac
 }
@@ -47,7 +47,7 @@ _haltstat_optarg()
 		_haltstat_words "latency balanced cpu" "$cur" ;;
 	--sort)
 		_haltstat_words "halts hits cpu p99 vm" "$cur" ;;
-	--openmetrics)
+	--textfile|--openmetrics)
 		_haltstat_files "$cur" ;;
 	--kernel-era)
 		_haltstat_words "4.4 5.x 6.1 6.11" "$cur" ;;

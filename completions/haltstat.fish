@@ -64,7 +64,7 @@ complete -c haltstat -n "__fish_seen_subcommand_from top" -s d -l duration -x -d
 complete -c haltstat -n "__fish_seen_subcommand_from top" -s n -l count -x -d 'Stop after N intervals'
 complete -c haltstat -n "__fish_seen_subcommand_from top" -s p -l pid -x -a '(__fish_complete_pids)' -d 'Only these VMM processes'
 complete -c haltstat -n "__fish_seen_subcommand_from top" -l sort -x -a 'halts hits cpu p99 vm' -d 'Sort key'
-complete -c haltstat -n "__fish_seen_subcommand_from top" -l openmetrics -r -F -d 'Rewrite FILE each interval (Prometheus text)'
+complete -c haltstat -n "__fish_seen_subcommand_from top" -l textfile -r -F -d 'Rewrite FILE each interval (Prometheus text)'
 complete -c haltstat -n "__fish_seen_subcommand_from top" -s m -l buffer -x -d 'Ring buffer per CPU in KiB'
 
 # diff A B

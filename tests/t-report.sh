@@ -351,6 +351,17 @@ if [ -x "$SYNTH" ]; then
 				$([ $in = dat ] && echo dat) || fail report_synth_${in}_counts "synth.py failed"
 		done
 		check_eq report_synth_dat_lost_zero 0 "$(jget "$TMP/s.dat.json" lost_events)"
+		# Prometheus' linter on what a recording with every metric gives
+		if have promtool; then
+			"$HALTSTAT" report -i "$TMP/s.dat" --format prometheus >"$TMP/s.prom"
+			grep -q '^haltstat_suggested_halt_poll_seconds ' "$TMP/s.prom" &&
+			grep -q '^haltstat_halt_poll_seconds ' "$TMP/s.prom" &&
+			grep -q '^haltstat_window_seconds{' "$TMP/s.prom" && ok report_synth_prom_gauges ||
+				fail report_synth_prom_gauges "a gauge is missing"
+			check_eq report_synth_promtool "" "$(promtool check metrics <"$TMP/s.prom" 2>&1)"
+		else
+			skip report_synth_promtool "promtool not installed (Debian package prometheus)"
+		fi
 	else
 		fail report_synth_run "$(head -c 200 "$TMP/synth.err")"
 	fi
