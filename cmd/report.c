@@ -85,7 +85,10 @@ static void report_usage(FILE *out)
 "                          50 entries, plus an \"over:\" row)\n"
 "      --bucket-size NS    linear bucket width in ns (or 10us, 1ms); implies --linear\n"
 "      --entries N         number of linear buckets (1-%d); implies --linear\n"
-"      --per-vm            one histogram per VM instead of one per vCPU\n"
+"      --per-vm            one histogram per VM (the text's default; the SVG's\n"
+"                          above 8 vCPU threads)\n"
+"      --per-vcpu          one histogram per vCPU thread (the default with --pid,\n"
+"                          --vm or --vcpu)\n"
 "      --no-histograms     the table only\n"
 "\n"
 "advice and what-if:\n"
@@ -107,6 +110,7 @@ enum {
 	OPT_JSON = 1000, OPT_CSV, OPT_LINEAR, OPT_BUCKET, OPT_ENTRIES, OPT_PID, OPT_VM,
 	OPT_VCPU, OPT_START, OPT_END, OPT_NO_ADVICE, OPT_OBJECTIVE, OPT_MAX_POLL_CPU,
 	OPT_CANDIDATES, OPT_ERA, OPT_NO_HIST, OPT_PER_VM, OPT_FORMAT, OPT_SVG,
+	OPT_PER_VCPU,
 };
 
 static const struct option report_options[] = {
@@ -131,6 +135,7 @@ static const struct option report_options[] = {
 	{ "kernel-era",		required_argument,	NULL, OPT_ERA },
 	{ "no-histograms",	no_argument,		NULL, OPT_NO_HIST },
 	{ "per-vm",		no_argument,		NULL, OPT_PER_VM },
+	{ "per-vcpu",		no_argument,		NULL, OPT_PER_VCPU },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -331,6 +336,9 @@ static int report_parse_one(struct report_params *p, int opt, const char *arg)
 	case OPT_PER_VM:
 		p->text.per_vm_histograms = true;
 		return 0;
+	case OPT_PER_VCPU:
+		p->text.per_vcpu_histograms = true;
+		return 0;
 	default:
 		return cmd_usage_error("report", "unknown option");
 	}
@@ -364,6 +372,12 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 		return cmd_usage_error("report", "unexpected argument '%s'", argv[optind]);
 	if (p->have_end && p->acct.end_ns <= p->acct.start_ns)
 		return cmd_usage_error("report", "--end must come after --start");
+	if (p->text.per_vm_histograms && p->text.per_vcpu_histograms)
+		return cmd_usage_error("report", "--per-vm and --per-vcpu exclude each other");
+	/* a filter picks a few vCPUs: show each of them */
+	if (!p->text.per_vm_histograms &&
+	    (p->filter.npids || p->filter.vm || p->filter.vcpu >= 0))
+		p->text.per_vcpu_histograms = true;
 	if (p->text.linear) {
 		if (!p->acct.linear_bucket_ns)
 			p->acct.linear_bucket_ns = REPORT_DEFAULT_BUCKET_NS;

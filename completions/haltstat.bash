@@ -9,7 +9,7 @@ _haltstat_options()
 	report)	echo "-i --input -o --output --json --csv --svg --format --linear" \
 		     "--bucket-size --entries --pid --vm --vcpu --start --end" \
 		     "--no-advice --objective --max-poll-cpu --candidates --kernel-era" \
-		     "--no-histograms --per-vm -h --help" ;;
+		     "--no-histograms --per-vm --per-vcpu -h --help" ;;
 	advise)	echo "-i --input --objective --max-poll-cpu --candidates --kernel-era" \
 		     "--json -h --help" ;;
 	replay)	echo "-i --input --settings --runs --max-halts --max-vcpus --pin --no-pin" \

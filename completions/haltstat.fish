@@ -43,6 +43,7 @@ complete -c haltstat -n "__fish_seen_subcommand_from report" -l end -x -d 'Ignor
 complete -c haltstat -n "__fish_seen_subcommand_from report" -l no-advice -d 'No suggestion'
 complete -c haltstat -n "__fish_seen_subcommand_from report" -l no-histograms -d 'The table only'
 complete -c haltstat -n "__fish_seen_subcommand_from report" -l per-vm -d 'One histogram per VM'
+complete -c haltstat -n "__fish_seen_subcommand_from report" -l per-vcpu -d 'One histogram per vCPU thread'
 complete -c haltstat -n "__fish_seen_subcommand_from report advise" -l objective -x -a 'latency balanced cpu' -d 'What to optimise'
 complete -c haltstat -n "__fish_seen_subcommand_from report advise" -l max-poll-cpu -x -d 'Polling budget per vCPU (percent)'
 complete -c haltstat -n "__fish_seen_subcommand_from report advise" -l candidates -x -d 'halt_poll_ns values to replay'

@@ -600,7 +600,9 @@ static double svg_height(const struct svg *s, double header)
 int hs_report_write_svg(FILE *out, const struct hs_report *rep, const struct hs_text_opts *opts)
 {
 	struct svg s = { .out = out, .rep = rep, .show_advice = !opts || opts->show_advice };
-	bool per_vm = (opts && opts->per_vm_histograms) || rep->nvcpus > SVG_PER_VM_ABOVE;
+	bool per_vcpu = opts && opts->per_vcpu_histograms;
+	bool per_vm = (opts && opts->per_vm_histograms) ||
+		      (!per_vcpu && rep->nvcpus > SVG_PER_VM_ABOVE);
 	bool hists = !opts || opts->show_histograms;
 	double h;
 

@@ -64,6 +64,12 @@ struct hs_td_layout {
 
 /* Looks the 4 events up in tep once. Returns how many exist. */
 int hs_td_layout_init(struct hs_td_layout *lay, struct tep_handle *tep, bool swap);
+
+/* Either kvm event's format is in the file: kvm was loaded where it was recorded. */
+static inline bool hs_td_has_kvm(const struct hs_td_layout *lay)
+{
+	return lay->ev[HS_EV_VCPU_WAKEUP - 1].id >= 0 || lay->ev[HS_EV_HALT_POLL_NS - 1].id >= 0;
+}
 /*
  * libtraceevent 1.7 parses formats through file-scope variables, so two
  * threads must not parse at once, even into different handles.

@@ -1022,6 +1022,7 @@ int hs_td_run(struct td_file *f, int fd, struct hs_td_sink *s)
 	int ret;
 
 	hs_td_layout_init(&f->lay, f->tep, f->swap);
+	s->meta->kvm_formats = hs_td_has_kvm(&f->lay);
 	td_meta(f, s, &tlost);
 	ret = td_decode(f, fd, s, &tlost);
 	hs_td_stats_free(&tlost);
