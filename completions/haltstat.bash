@@ -42,7 +42,7 @@ _haltstat_optarg()
 	-o|--output|--svg)
 		_haltstat_files "$cur" ;;
 	--format)
-		_haltstat_words "text json csv svg openmetrics prometheus" "$cur" ;;
+		_haltstat_words "text json csv svg openmetrics prometheus markdown" "$cur" ;;
 	--objective)
 		_haltstat_words "latency balanced cpu" "$cur" ;;
 	--sort)

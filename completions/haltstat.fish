@@ -31,7 +31,7 @@ complete -c haltstat -n "__fish_seen_subcommand_from report" -s o -l output -r -
 complete -c haltstat -n "__fish_seen_subcommand_from report advise replay diff" -l json -d 'JSON output'
 complete -c haltstat -n "__fish_seen_subcommand_from report" -l csv -d 'CSV output'
 complete -c haltstat -n "__fish_seen_subcommand_from report" -l svg -r -F -d 'Also write an SVG plot to FILE'
-complete -c haltstat -n "__fish_seen_subcommand_from report" -l format -x -a 'text json csv svg openmetrics prometheus' -d 'Output format'
+complete -c haltstat -n "__fish_seen_subcommand_from report" -l format -x -a 'text json csv svg openmetrics prometheus markdown' -d 'Output format'
 complete -c haltstat -n "__fish_seen_subcommand_from report" -l linear -d 'Linear histogram buckets'
 complete -c haltstat -n "__fish_seen_subcommand_from report" -l bucket-size -x -d 'Linear bucket width'
 complete -c haltstat -n "__fish_seen_subcommand_from report" -l entries -x -d 'Number of linear buckets'

@@ -20,6 +20,7 @@ struct hs_text_opts {
 	 */
 	bool per_vm_histograms;
 	bool per_vcpu_histograms;
+	const char *command;	/* the command line that made it (Markdown), or NULL */
 };
 
 int hs_report_write_text(FILE *out, const struct hs_report *rep, const struct hs_text_opts *opts);
@@ -36,5 +37,12 @@ int hs_report_write_svg(FILE *out, const struct hs_report *rep, const struct hs_
  * lines named with _total). */
 int hs_report_write_openmetrics(FILE *out, const struct hs_report *rep);
 int hs_report_write_prometheus(FILE *out, const struct hs_report *rep);
+/*
+ * Markdown (CommonMark with GitHub tables) to paste into an issue: the
+ * recording's facts, the table, the histograms in a code block, the advice
+ * and opts->command.
+ */
+int hs_report_write_markdown(FILE *out, const struct hs_report *rep,
+			     const struct hs_text_opts *opts);
 
 #endif

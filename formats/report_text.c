@@ -12,6 +12,7 @@
 
 #include "../lib/error.h"
 #include "output.h"
+#include "report_text.h"
 
 #define C_RED		"\033[31m"
 #define C_YELLOW	"\033[33m"
@@ -577,20 +578,21 @@ static void write_host_hist(const struct text_ctx *c)
  * Per vCPU on request (or when a filter picked a few); else per VM, as bars
  * for a few VMs and as one table for many, after the host's own.
  */
-static void write_hists(const struct text_ctx *c)
+static void write_hists(const struct text_ctx *c, bool with_host)
 {
 	const struct hs_report *r = c->rep;
 
 	if (c->opts->per_vcpu_histograms) {
 		write_vcpu_hists(c);
-		if (r->nvcpus > 1 && !c->opts->linear)
+		if (with_host && r->nvcpus > 1 && !c->opts->linear)
 			write_host_hist(c);
 	} else if (c->opts->linear || r->nvms <= VM_BAR_HISTS) {
 		write_vm_hists(c);
-		if (r->nvms > 1 && !c->opts->linear)
+		if (with_host && r->nvms > 1 && !c->opts->linear)
 			write_host_hist(c);
 	} else {
-		write_host_hist(c);
+		if (with_host)
+			write_host_hist(c);
 		write_vm_table(c);
 	}
 }
@@ -672,6 +674,35 @@ static void write_guest_poll(const struct text_ctx *c)
 	}
 }
 
+const char *hs_text_fmt_ns(char *buf, size_t len, double ns)
+{
+	return fmt_ns(buf, len, ns);
+}
+
+const char *hs_text_fmt_window(char *buf, size_t len, double ns)
+{
+	return fmt_window(buf, len, ns);
+}
+
+int hs_report_write_text_hists(FILE *out, const struct hs_report *rep,
+			       const struct hs_text_opts *opts, bool with_host)
+{
+	struct text_ctx c = { .out = out, .rep = rep, .opts = opts };
+
+	if (rep->nvcpus)
+		write_hists(&c, with_host);
+	return ferror(out) ? HS_ERR_OUTPUT : HS_OK;
+}
+
+int hs_report_write_text_host_hist(FILE *out, const struct hs_report *rep,
+				   const struct hs_text_opts *opts)
+{
+	struct text_ctx c = { .out = out, .rep = rep, .opts = opts };
+
+	write_host_hist(&c);
+	return ferror(out) ? HS_ERR_OUTPUT : HS_OK;
+}
+
 int hs_report_write_text(FILE *out, const struct hs_report *rep, const struct hs_text_opts *opts)
 {
 	struct text_ctx c = { .out = out, .rep = rep, .opts = opts };
@@ -681,7 +712,7 @@ int hs_report_write_text(FILE *out, const struct hs_report *rep, const struct hs
 	if (rep->nvcpus) {
 		write_table(&c);
 		if (opts->show_histograms)
-			write_hists(&c);
+			write_hists(&c, true);
 	} else if (rep->kvm_note) {
 		fprintf(out, "\n%s%s%s\n", col(&c, C_YELLOW), rep->kvm_note, col(&c, C_RESET));
 	} else {

@@ -201,6 +201,11 @@ static int w_text(FILE *out, const struct hs_report *rep, const void *arg)
 	return hs_report_write_text(out, rep, arg);
 }
 
+static int w_markdown(FILE *out, const struct hs_report *rep, const void *arg)
+{
+	return hs_report_write_markdown(out, rep, arg);
+}
+
 static json_t *render_json(const struct hs_report *rep)
 {
 	json_error_t jerr;
@@ -497,6 +502,32 @@ static void test_text_per_vm(void)
 	free(s);
 }
 
+/* Markdown: non-finite numbers never printed, names escaped, the command kept. */
+static void test_markdown(void)
+{
+	struct hs_text_opts o = { .show_histograms = true, .show_advice = true,
+				  .command = "haltstat report --format markdown" };
+	struct hs_report r;
+	int ret = -1;
+	char *s;
+
+	report_fill(&r, true);
+	advice_fill(&r);
+	snprintf(vcpus[1].vm, sizeof(vcpus[1].vm), "a|b*c<d>`e");
+	s = render(w_markdown, &r, &o, &ret);
+	CHECK(s && ret == 0, "md_write_ok");
+	if (!s)
+		return;
+	CHECK(!strstr(s, "nan") && !strstr(s, "inf"), "md_finite");
+	CHECK(strstr(s, "| a\\|b\\*c\\<d\\>\\`e | 1 | 6021 | 1 |") != NULL, "md_name_escaped");
+	CHECK(strstr(s, "| vm,\"one\" | 0 | 6020 | 7 | 3.5 | 57.1 |") != NULL, "md_row");
+	CHECK(strstr(s, "#### Suggestion: `halt_poll_ns=50000`") != NULL, "md_suggestion");
+	CHECK(strstr(s, "```sh\nhaltstat report --format markdown\n```\n") != NULL, "md_command");
+	CHECK(strstr(s, "```text\n") && strstr(s, "ns range (log2)"), "md_histogram_block");
+	CHECK(!strchr(s, '\033'), "md_no_colour");
+	free(s);
+}
+
 static void test_text_linear(void)
 {
 	struct hs_text_opts o = { .show_histograms = true, .linear = true,
@@ -565,6 +596,7 @@ int main(void)
 	test_csv();
 	test_text();
 	test_text_per_vm();
+	test_markdown();
 	test_text_linear();
 	test_text_no_kvm();
 	return CHECK_DONE();
