@@ -117,6 +117,15 @@ awk -v d="$dur" 'BEGIN { exit !(d > 0.7 && d < 3) }' && ok top-textfile-cumulati
 	fail top-textfile-cumulative "duration '$dur'"
 check_eq top-textfile-no-temp "" "$(ls "$TMP" | grep 'm.prom.tmp' || true)"
 no_instance top-textfile-clean $pid
+# the setting in force and the suggestion (its family; a value once vCPUs halted)
+if [ -r /sys/module/kvm/parameters/halt_poll_ns ]; then
+	want=$(awk '{ printf "%.9f", $1 / 1e9 }' /sys/module/kvm/parameters/halt_poll_ns)
+	got=$(awk -F'\t' '$1 == "haltstat_halt_poll_seconds" { printf "%.9f", $3 }' "$TMP/m.samples")
+	check_eq top-textfile-current-setting "$want" "$got"
+else
+	skip top-textfile-current-setting "no /sys/module/kvm/parameters/halt_poll_ns"
+fi
+check top-textfile-suggestion-family grep -q '^# TYPE haltstat_suggested_halt_poll_seconds gauge' "$TMP/m.prom"
 # what node_exporter will serve must pass Prometheus' own linter
 if have promtool; then
 	check_eq top-textfile-promtool "" "$(promtool check metrics <"$TMP/m.prom" 2>&1)"
@@ -125,6 +134,24 @@ else
 fi
 "$HALTSTAT" top -s 0.2 -n 1 --textfile "$TMP/nodir/m.prom" >/dev/null 2>"$TMP/m.err" </dev/null
 check_eq top-textfile-unwritable 7 $?
+# with VMs halting: per-vCPU series and a suggestion, since top started
+WL=$HS_BUILD/tests/tools/hs-workload
+if need_kvm && [ -x "$WL" ]; then
+	"$HALTSTAT" top -s 0.5 -n 4 --textfile "$TMP/k.prom" </dev/null >/dev/null 2>&1 &
+	pid=$!
+	sleep 0.3
+	"$WL" -n 2 -f -H 4000 -g 30us,100us,600us -o "$TMP/k.json" >/dev/null 2>&1
+	wait $pid
+	python3 "$OMC" prometheus "$TMP/k.prom" >"$TMP/k.samples" 2>&1
+	check_eq top-textfile-vcpus 2 "$(awk -F'\t' '$1 == "haltstat_halts_total" && $2 ~ /vm=hs-workload/' "$TMP/k.samples" | wc -l)"
+	check_eq top-textfile-suggestion 1 "$(awk -F'\t' '$1 == "haltstat_suggested_halt_poll_seconds" && $2 == ""' "$TMP/k.samples" | wc -l)"
+	if have promtool; then
+		check_eq top-textfile-kvm-promtool "" "$(promtool check metrics <"$TMP/k.prom" 2>&1)"
+	fi
+	no_instance top-textfile-kvm-clean $pid
+else
+	skip top-textfile-kvm "no /dev/kvm or hs-workload"
+fi
 # the option's old name still works
 "$HALTSTAT" top -s 0.2 -n 1 --openmetrics "$TMP/old.prom" >/dev/null 2>/dev/null </dev/null
 check_eq top-openmetrics-alias-exit 0 $?
