@@ -76,15 +76,6 @@ static void md_code_block(FILE *out, const char *info, const char *body)
 		len && body[len - 1] != '\n' ? "\n" : "", n, "````````````````````````````````");
 }
 
-static const char *md_param(char *buf, size_t len, int64_t v)
-{
-	if (v < 0)
-		snprintf(buf, len, "?");
-	else
-		snprintf(buf, len, "%" PRId64, v);
-	return buf;
-}
-
 /* ---- the recording ---- */
 
 static void md_params(FILE *out, const struct hs_meta *m)
@@ -92,15 +83,15 @@ static void md_params(FILE *out, const struct hs_meta *m)
 	char a[32], b[32], c[32], d[32];
 
 	fprintf(out, "| host kvm | halt_poll_ns %s, grow %s, grow_start %s, shrink %s |\n",
-		md_param(a, sizeof(a), m->halt_poll_ns), md_param(b, sizeof(b), m->halt_poll_ns_grow),
-		md_param(c, sizeof(c), m->halt_poll_ns_grow_start),
-		md_param(d, sizeof(d), m->halt_poll_ns_shrink));
+		hs_text_fmt_param(a, sizeof(a), m->halt_poll_ns), hs_text_fmt_param(b, sizeof(b), m->halt_poll_ns_grow),
+		hs_text_fmt_param(c, sizeof(c), m->halt_poll_ns_grow_start),
+		hs_text_fmt_param(d, sizeof(d), m->halt_poll_ns_shrink));
 	if (m->guest_halt_poll_ns >= 0 || m->guest_halt_poll_grow >= 0)
 		fprintf(out, "| guest haltpoll | guest_halt_poll_ns %s, grow %s, grow_start %s, "
-			"shrink %s |\n", md_param(a, sizeof(a), m->guest_halt_poll_ns),
-			md_param(b, sizeof(b), m->guest_halt_poll_grow),
-			md_param(c, sizeof(c), m->guest_halt_poll_grow_start),
-			md_param(d, sizeof(d), m->guest_halt_poll_shrink));
+			"shrink %s |\n", hs_text_fmt_param(a, sizeof(a), m->guest_halt_poll_ns),
+			hs_text_fmt_param(b, sizeof(b), m->guest_halt_poll_grow),
+			hs_text_fmt_param(c, sizeof(c), m->guest_halt_poll_grow_start),
+			hs_text_fmt_param(d, sizeof(d), m->guest_halt_poll_shrink));
 	if (m->cpuidle_driver[0] || m->cpuidle_governor[0]) {
 		fputs("| cpuidle | driver ", out);
 		MD_FIELD(out, m->cpuidle_driver);
@@ -183,11 +174,6 @@ static void md_row(FILE *out, const char *vm, size_t vm_max, const char *vcpu, c
 		hs_text_fmt_window(t[5], 16, s->window_mean_ns));
 }
 
-static bool md_in_vm(const struct hs_report_vcpu *v, const struct hs_report_vm *vm)
-{
-	return v->tgid == vm->tgid || (vm->tgid < 0 && v->tgid < 0);
-}
-
 static void md_vcpu_row(FILE *out, const struct hs_report_vcpu *v)
 {
 	char idx[16], tid[16];
@@ -216,7 +202,7 @@ static void md_table(FILE *out, const struct hs_report *r)
 		for (unsigned int i = 0; i < r->nvcpus; i++) {
 			const struct hs_report_vcpu *v = &r->vcpus[r->vcpu_order ? r->vcpu_order[i] : i];
 
-			if (!md_in_vm(v, vm))
+			if (!hs_report_vcpu_in_vm(v, vm))
 				continue;
 			in_vm++;
 			if (shown < MD_MAX_ROWS) {

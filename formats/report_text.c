@@ -238,15 +238,10 @@ static void write_vcpu_row(const struct text_ctx *c, const struct hs_report_vcpu
 	write_row(c, v->vm[0] ? SAFE(vm, v->vm) : "?", idx, tid, SAFE(comm, v->comm), &v->stats);
 }
 
-static bool vcpu_in_vm(const struct hs_report_vcpu *v, const struct hs_report_vm *vm)
-{
-	return v->tgid == vm->tgid || (vm->tgid < 0 && v->tgid < 0);
-}
-
 static bool vcpu_has_vm(const struct hs_report *r, const struct hs_report_vcpu *v)
 {
 	for (unsigned int j = 0; j < r->nvms; j++)
-		if (vcpu_in_vm(v, &r->vms[j]))
+		if (hs_report_vcpu_in_vm(v, &r->vms[j]))
 			return true;
 	return false;
 }
@@ -280,7 +275,7 @@ static void write_table(const struct text_ctx *c)
 		char name[128];
 
 		for (unsigned int i = 0; i < r->nvcpus; i++) {
-			if (!vcpu_in_vm(vcpu_at(r, i), vm))
+			if (!hs_report_vcpu_in_vm(vcpu_at(r, i), vm))
 				continue;
 			write_vcpu_row(c, vcpu_at(r, i));
 			shown++;
@@ -458,7 +453,7 @@ static void write_vcpu_hists(const struct text_ctx *c)
 
 	for (unsigned int j = 0; j < r->nvms; j++)
 		for (unsigned int i = 0; i < r->nvcpus; i++)
-			if (vcpu_in_vm(vcpu_at(r, i), vm_at(r, j)))
+			if (hs_report_vcpu_in_vm(vcpu_at(r, i), vm_at(r, j)))
 				write_vcpu_hist(c, vcpu_at(r, i));
 	for (unsigned int i = 0; i < r->nvcpus; i++)
 		if (!vcpu_has_vm(r, vcpu_at(r, i)))
@@ -677,6 +672,11 @@ static void write_guest_poll(const struct text_ctx *c)
 const char *hs_text_fmt_ns(char *buf, size_t len, double ns)
 {
 	return fmt_ns(buf, len, ns);
+}
+
+const char *hs_text_fmt_param(char *buf, size_t len, int64_t v)
+{
+	return fmt_param(buf, len, v);
 }
 
 const char *hs_text_fmt_window(char *buf, size_t len, double ns)

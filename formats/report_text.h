@@ -14,6 +14,8 @@
 const char *hs_text_fmt_ns(char *buf, size_t len, double ns);
 /* A window: "?" unknown (< 0), "0" off, else as above. */
 const char *hs_text_fmt_window(char *buf, size_t len, double ns);
+/* A module parameter: "?" when unknown (< 0). */
+const char *hs_text_fmt_param(char *buf, size_t len, int64_t v);
 /* The histograms of the text report, laid out as there (colour as opts say). */
 int hs_report_write_text_hists(FILE *out, const struct hs_report *rep,
 			       const struct hs_text_opts *opts, bool with_host);

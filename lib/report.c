@@ -407,11 +407,6 @@ out:
 	return ret;
 }
 
-static bool hs_vcpu_in_vm(const struct hs_report_vcpu *v, const struct hs_report_vm *vm)
-{
-	return v->tgid == vm->tgid || (vm->tgid < 0 && v->tgid < 0);
-}
-
 /* A VM's linear table: the sum of its vCPUs' when they all have one of the same shape. */
 static int hs_vm_linear(const struct hs_report *rep, struct hs_report_vm *vm)
 {
@@ -421,7 +416,7 @@ static int hs_vm_linear(const struct hs_report *rep, struct hs_report_vm *vm)
 	for (unsigned int i = 0; i < rep->nvcpus; i++) {
 		const struct hs_linear_hist *l = &rep->vcpus[i].linear;
 
-		if (!hs_vcpu_in_vm(&rep->vcpus[i], vm))
+		if (!hs_report_vcpu_in_vm(&rep->vcpus[i], vm))
 			continue;
 		if (!l->entries || !l->poll || !l->wait ||
 		    (ref && (ref->entries != l->entries || ref->bucket_ns != l->bucket_ns)))
@@ -437,7 +432,7 @@ static int hs_vm_linear(const struct hs_report *rep, struct hs_report_vm *vm)
 	sum->bucket_ns = ref->bucket_ns;
 	sum->entries = ref->entries;
 	for (unsigned int i = 0; i < rep->nvcpus; i++) {
-		if (!hs_vcpu_in_vm(&rep->vcpus[i], vm))
+		if (!hs_report_vcpu_in_vm(&rep->vcpus[i], vm))
 			continue;
 		for (unsigned int k = 0; k <= sum->entries; k++) {
 			sum->poll[k] += rep->vcpus[i].linear.poll[k];

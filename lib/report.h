@@ -150,6 +150,13 @@ struct hs_advice_opts {
 	bool enabled;
 };
 
+/* A vCPU thread of that VM: the same process, or both of none known. */
+static inline bool hs_report_vcpu_in_vm(const struct hs_report_vcpu *v,
+					const struct hs_report_vm *vm)
+{
+	return v->tgid == vm->tgid || (vm->tgid < 0 && v->tgid < 0);
+}
+
 int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
 		    const struct hs_report_filter *filter,
 		    const struct hs_advice_opts *advice);
