@@ -39,7 +39,7 @@ DEB_BUILD := build-essential pkg-config libtraceevent-dev libtracefs-dev \
              libtracecmd-dev libjansson-dev libzstd-dev zlib1g-dev
 DEB_TEST  := trace-cmd librsvg2-bin util-linux procps time clang libclang-rt-14-dev python3 \
              python3-jsonschema python3-prometheus-client zsh fish groff-base man-db \
-             tmux valgrind libxml2-utils linux-perf
+             tmux valgrind libxml2-utils linux-perf prometheus cmark-gfm
 
 .PHONY: all deps check bench clean install uninstall tools fuzz fuzz-smoke fuzz-build
 all: haltstat tools
@@ -132,6 +132,7 @@ install: haltstat
 	install -m 755 $(BUILD)/haltstat $(DESTDIR)$(BINDIR)/haltstat
 	install -m 644 formats/report.schema.json formats/diff.schema.json \
 		formats/top.schema.json $(DESTDIR)$(DATADIR)/haltstat/
+	install -m 644 contrib/grafana/haltstat.json $(DESTDIR)$(DATADIR)/haltstat/grafana-dashboard.json
 	for f in doc/*.1; do [ -e "$$f" ] && install -m 644 $$f $(DESTDIR)$(MANDIR)/man1/; done; true
 	[ ! -e completions/haltstat.bash ] || install -m 644 completions/haltstat.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/haltstat
 	[ ! -e completions/_haltstat ] || install -m 644 completions/_haltstat $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_haltstat

@@ -178,7 +178,16 @@ static json_t *selfcheck_json(struct hs_jw *j, const struct hs_selfcheck *s)
 	return o;
 }
 
-static json_t *vcpu_json(struct hs_jw *j, const struct hs_report_vcpu *v)
+/* 1-based place of index i in order (NULL: the array's own order). */
+static json_t *rank_json(const unsigned int *order, unsigned int n, unsigned int i)
+{
+	for (unsigned int k = 0; order && k < n; k++)
+		if (order[k] == i)
+			return json_integer((json_int_t)k + 1);
+	return json_integer((json_int_t)i + 1);
+}
+
+static json_t *vcpu_json(struct hs_jw *j, const struct hs_report_vcpu *v, json_t *rank)
 {
 	json_t *o = json_object();
 
@@ -195,10 +204,11 @@ static json_t *vcpu_json(struct hs_jw *j, const struct hs_report_vcpu *v)
 	hs_jw_put(j, o, "what_if", whatif_json(j, v->what_if, v->n_what_if));
 	hs_jw_put(j, o, "selfcheck", selfcheck_json(j, &v->selfcheck));
 	hs_jw_put(j, o, "wake_overhead_ns", hs_jw_u64(v->wake_overhead_ns));
+	hs_jw_put(j, o, "rank", rank);
 	return o;
 }
 
-static json_t *vm_json(struct hs_jw *j, const struct hs_report_vm *vm)
+static json_t *vm_json(struct hs_jw *j, const struct hs_report_vm *vm, json_t *rank)
 {
 	json_t *o = json_object();
 
@@ -210,6 +220,9 @@ static json_t *vm_json(struct hs_jw *j, const struct hs_report_vm *vm)
 	hs_jw_put(j, o, "histogram", log2_json(j, &vm->log2));
 	hs_jw_put(j, o, "what_if", whatif_json(j, vm->what_if, vm->n_what_if));
 	hs_jw_put(j, o, "advice", advice_json(j, &vm->advice, vm->what_if, vm->n_what_if));
+	if (vm->linear.entries && vm->linear.poll && vm->linear.wait)
+		hs_jw_put(j, o, "linear_histogram", linear_json(j, &vm->linear));
+	hs_jw_put(j, o, "rank", rank);
 	return o;
 }
 
@@ -322,6 +335,20 @@ static json_t *events_json(struct hs_jw *j, const struct hs_report *r)
 	return o;
 }
 
+static json_t *kvm_json(enum hs_kvm_seen k)
+{
+	switch (k) {
+	case HS_KVM_HALTING:
+		return json_string("halting");
+	case HS_KVM_IDLE:
+		return json_string("idle");
+	case HS_KVM_ABSENT:
+		return json_string("absent");
+	default:
+		return json_null();
+	}
+}
+
 static void top_json(struct hs_jw *j, json_t *root, const struct hs_report *r)
 {
 	const struct hs_meta *m = &r->meta;
@@ -351,6 +378,7 @@ static void top_json(struct hs_jw *j, json_t *root, const struct hs_report *r)
 	for (unsigned int i = 0; i < r->nwarnings; i++)
 		hs_jw_push(j, warn, jstr(r->warnings[i] ? r->warnings[i] : ""));
 	hs_jw_put(j, root, "warnings", warn);
+	hs_jw_put(j, root, "kvm", kvm_json(r->kvm));
 }
 
 static json_t *report_json(struct hs_jw *j, const struct hs_report *r)
@@ -364,10 +392,11 @@ static json_t *report_json(struct hs_jw *j, const struct hs_report *r)
 	hs_jw_put(j, host, "what_if", whatif_json(j, r->host_what_if, r->n_host_what_if));
 	hs_jw_put(j, root, "host", host);
 	for (unsigned int i = 0; i < r->nvms; i++)
-		hs_jw_push(j, vms, vm_json(j, &r->vms[i]));
+		hs_jw_push(j, vms, vm_json(j, &r->vms[i], rank_json(r->vm_order, r->nvms, i)));
 	hs_jw_put(j, root, "vms", vms);
 	for (unsigned int i = 0; i < r->nvcpus; i++)
-		hs_jw_push(j, vcpus, vcpu_json(j, &r->vcpus[i]));
+		hs_jw_push(j, vcpus, vcpu_json(j, &r->vcpus[i],
+					       rank_json(r->vcpu_order, r->nvcpus, i)));
 	hs_jw_put(j, root, "vcpus", vcpus);
 	hs_jw_put(j, root, "advice", advice_json(j, &r->advice, r->host_what_if, r->n_host_what_if));
 	for (unsigned int i = 0; i < r->nguest; i++)

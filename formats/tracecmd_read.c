@@ -326,6 +326,7 @@ int hs_td_v7_decode_direct(const char *path, const unsigned char *buf, size_t le
 
 		hs_ev_layout_init(&x.lay, tep, tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep),
 				  HS_TD_READ_KINDS);
+		sink->meta->kvm_formats = hs_ev_has_kvm(&x.lay);
 		tc_meta(h, comp, buf, len, sink, &tlost);
 		if (tc_run(h, &x, &tlost))
 			ret = hs_error_set(err, HS_ERR_RUNTIME, "accounting rejected an event");

@@ -572,6 +572,7 @@ int hs_td_run(struct td_file *f, int fd, struct hs_td_sink *s)
 	int ret;
 
 	hs_ev_layout_init(&f->lay, f->tep, f->swap, HS_TD_READ_KINDS);
+	s->meta->kvm_formats = hs_ev_has_kvm(&f->lay);
 	td_meta(f, s, &tlost);
 	ret = td_decode(f, fd, s, &tlost);
 	hs_td_stats_free(&tlost);

@@ -59,6 +59,12 @@ struct hs_ev_layout {
 /* Looks the kinds of mask up in tep once. Returns how many exist. */
 int hs_ev_layout_init(struct hs_ev_layout *lay, struct tep_handle *tep, bool swap,
 		      unsigned int mask);
+/* Either kvm event's format is in the recording: kvm was loaded where it was recorded. */
+static inline bool hs_ev_has_kvm(const struct hs_ev_layout *lay)
+{
+	return lay->ev[HS_EV_VCPU_WAKEUP - 1].id >= 0 || lay->ev[HS_EV_HALT_POLL_NS - 1].id >= 0;
+}
+
 /*
  * libtraceevent 1.7 parses formats through file-scope variables, so two
  * threads must not parse at once, even into different handles.

@@ -45,6 +45,7 @@ struct hs_live {
 	struct hs_account *cur;
 	struct hs_account *total;	/* since start, for counters that must only grow */
 	struct hs_account_opts aopts;
+	struct hs_account_opts topts;	/* the totals': with the what-if, for a suggestion */
 	struct live_evs batch, held;	/* held: read early, belong to the next interval */
 	uint64_t start_ns, seq, events_total, lost_total;
 	uint64_t last_end;		/* end of the last interval */
@@ -92,11 +93,33 @@ static unsigned int live_events(const struct hs_live_opts *o, const char **ev, b
 	return n;
 }
 
+/* A kvm module parameter as it is now, -1 when unreadable. */
+static int64_t live_kvm_param(const char *name)
+{
+	char path[128], buf[32];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/kvm/parameters/%s", name);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%lld", &v) != 1 || v < 0)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 static void live_meta(struct hs_account *acct, unsigned int ncpus)
 {
 	struct hs_meta *m = hs_account_meta(acct);
 	char full[512];
 
+	/* the setting in force: the what-if replays it, the textfile shows it */
+	m->halt_poll_ns = live_kvm_param("halt_poll_ns");
+	m->halt_poll_ns_grow = live_kvm_param("halt_poll_ns_grow");
+	m->halt_poll_ns_grow_start = live_kvm_param("halt_poll_ns_grow_start");
+	m->halt_poll_ns_shrink = live_kvm_param("halt_poll_ns_shrink");
 	snprintf(m->source, sizeof(m->source), "live");
 	snprintf(m->format, sizeof(m->format), "tracefs instance");
 	snprintf(m->clock, sizeof(m->clock), "mono");
@@ -162,10 +185,10 @@ static int live_decoder(struct hs_live *l, struct hs_error *err)
 	return 0;
 }
 
-static int live_new_account(struct hs_live *l, struct hs_account **ap, const struct hs_account *prev,
-			    uint64_t ts)
+static int live_new_account(struct hs_live *l, const struct hs_account_opts *o,
+			    struct hs_account **ap, const struct hs_account *prev, uint64_t ts)
 {
-	struct hs_account *a = hs_account_alloc(&l->aopts);
+	struct hs_account *a = hs_account_alloc(o);
 
 	*ap = a;
 	if (!a)
@@ -191,6 +214,9 @@ int hs_live_start(struct hs_live **lp, const struct hs_live_opts *o, struct hs_e
 	if (!l)
 		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
 	l->aopts.no_whatif = true;
+	/* the default candidates, the recorded setting and era from the meta */
+	l->topts.whatif.recorded_max_ns = -1;
+	l->topts.whatif.grow = l->topts.whatif.grow_start = l->topts.whatif.shrink = -1;
 	ret = hs_capture_start(&l->cap, &co, err);
 	if (!ret)
 		ret = live_decoder(l, err);
@@ -201,8 +227,8 @@ int hs_live_start(struct hs_live **lp, const struct hs_live_opts *o, struct hs_e
 	for (unsigned int i = 0; i < l->ncpus; i++)
 		hs_capture_lost_now(l->cap, i, &l->lost_seen[i]);
 	l->start_ns = hs_live_now_ns();
-	if (live_new_account(l, &l->cur, NULL, l->start_ns) ||
-	    (o->cumulative && live_new_account(l, &l->total, NULL, l->start_ns)))
+	if (live_new_account(l, &l->aopts, &l->cur, NULL, l->start_ns) ||
+	    (o->cumulative && live_new_account(l, &l->topts, &l->total, NULL, l->start_ns)))
 		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
 	return 0;
 }
@@ -357,7 +383,7 @@ static int live_switch(struct hs_live *l, uint64_t end, struct hs_account **done
 {
 	struct hs_account *next;
 
-	if (live_new_account(l, &next, l->cur, end)) {
+	if (live_new_account(l, &l->aopts, &next, l->cur, end)) {
 		hs_account_free(next);
 		return -ENOMEM;
 	}
@@ -406,7 +432,7 @@ int hs_live_interval(struct hs_live *l, const struct hs_report_filter *filter,
 int hs_live_total(struct hs_live *l, const struct hs_report_filter *filter,
 		  struct hs_report *rep, struct hs_error *err)
 {
-	struct hs_advice_opts advice = { .enabled = false };
+	struct hs_advice_opts advice = { .objective = "balanced", .enabled = true };
 
 	if (!l->total)
 		return hs_error_set(err, HS_ERR_RUNTIME, "live totals were not asked for");

@@ -35,6 +35,7 @@ struct hs_meta {
 	int64_t guest_halt_poll_shrink;
 	int guest_halt_poll_allow_shrink; /* 1, 0 or -1 */
 
+	int kvm_formats;		/* kvm event formats in the input: 1, 0, or -1 cannot tell */
 	int ncpus;			/* -1 when unknown */
 	double record_seconds;		/* wall time of the recording, -1 unknown */
 

@@ -427,6 +427,84 @@ out:
 	return ret;
 }
 
+/* A VM's linear table: the sum of its vCPUs' when they all have one of the same shape. */
+static int hs_vm_linear(const struct hs_report *rep, struct hs_report_vm *vm)
+{
+	const struct hs_linear_hist *ref = NULL;
+	struct hs_linear_hist *sum = &vm->linear;
+
+	for (unsigned int i = 0; i < rep->nvcpus; i++) {
+		const struct hs_linear_hist *l = &rep->vcpus[i].linear;
+
+		if (!hs_report_vcpu_in_vm(&rep->vcpus[i], vm))
+			continue;
+		if (!l->entries || !l->poll || !l->wait ||
+		    (ref && (ref->entries != l->entries || ref->bucket_ns != l->bucket_ns)))
+			return 0;
+		ref = l;
+	}
+	if (!ref)
+		return 0;
+	sum->poll = calloc(ref->entries + 1, sizeof(uint64_t));
+	sum->wait = calloc(ref->entries + 1, sizeof(uint64_t));
+	if (!sum->poll || !sum->wait)
+		return -ENOMEM;
+	sum->bucket_ns = ref->bucket_ns;
+	sum->entries = ref->entries;
+	for (unsigned int i = 0; i < rep->nvcpus; i++) {
+		if (!hs_report_vcpu_in_vm(&rep->vcpus[i], vm))
+			continue;
+		for (unsigned int k = 0; k <= sum->entries; k++) {
+			sum->poll[k] += rep->vcpus[i].linear.poll[k];
+			sum->wait[k] += rep->vcpus[i].linear.wait[k];
+		}
+	}
+	return 0;
+}
+
+/* Busier first: more polling CPU, then more halts; 0 when alike. */
+static int hs_busier(const struct hs_halt_stats *a, const struct hs_halt_stats *b)
+{
+	if (a->poll_ns != b->poll_ns)
+		return a->poll_ns > b->poll_ns ? -1 : 1;
+	if (a->halts != b->halts)
+		return a->halts > b->halts ? -1 : 1;
+	return 0;
+}
+
+static int hs_vm_busier(const void *pa, const void *pb, void *arg)
+{
+	const struct hs_report *rep = arg;
+	unsigned int a = *(const unsigned int *)pa, b = *(const unsigned int *)pb;
+	int c = hs_busier(&rep->vms[a].stats, &rep->vms[b].stats);
+
+	return c ? c : (a > b) - (a < b);
+}
+
+static int hs_vcpu_busier(const void *pa, const void *pb, void *arg)
+{
+	const struct hs_report *rep = arg;
+	unsigned int a = *(const unsigned int *)pa, b = *(const unsigned int *)pb;
+	int c = hs_busier(&rep->vcpus[a].stats, &rep->vcpus[b].stats);
+
+	return c ? c : (a > b) - (a < b);
+}
+
+static int hs_report_order(struct hs_report *rep)
+{
+	rep->vm_order = calloc(rep->nvms + 1, sizeof(*rep->vm_order));
+	rep->vcpu_order = calloc(rep->nvcpus + 1, sizeof(*rep->vcpu_order));
+	if (!rep->vm_order || !rep->vcpu_order)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < rep->nvms; i++)
+		rep->vm_order[i] = i;
+	for (unsigned int i = 0; i < rep->nvcpus; i++)
+		rep->vcpu_order[i] = i;
+	qsort_r(rep->vm_order, rep->nvms, sizeof(*rep->vm_order), hs_vm_busier, rep);
+	qsort_r(rep->vcpu_order, rep->nvcpus, sizeof(*rep->vcpu_order), hs_vcpu_busier, rep);
+	return 0;
+}
+
 static int hs_report_vcpus(struct hs_report *rep, const struct hs_account *acct,
 			   const struct hs_report_filter *filter, bool *filtered_out)
 {
@@ -447,6 +525,10 @@ static int hs_report_vcpus(struct hs_report *rep, const struct hs_account *acct,
 			goto out;
 	}
 	ret = hs_report_vms(rep, sel);
+	for (i = 0; !ret && i < rep->nvms; i++)
+		ret = hs_vm_linear(rep, &rep->vms[i]);
+	if (!ret)
+		ret = hs_report_order(rep);
 out:
 	free(sel);
 	return ret;
@@ -571,16 +653,43 @@ static void hs_report_warn_filter(struct hs_report *rep, const struct hs_report_
 	hs_report_warn(rep, "no vCPU thread matches the filter:%s", what);
 }
 
+static enum hs_kvm_seen hs_report_kvm_seen(const struct hs_report *rep)
+{
+	if (rep->events_wakeup)
+		return HS_KVM_HALTING;
+	if (rep->meta.kvm_formats > 0 || rep->events_poll_ns)
+		return HS_KVM_IDLE;
+	return rep->meta.kvm_formats == 0 ? HS_KVM_ABSENT : HS_KVM_UNKNOWN;
+}
+
+/* Words for a report without halts that fit what the input shows; true when added. */
+static bool hs_report_warn_kvm(struct hs_report *rep)
+{
+	unsigned int n = rep->nwarnings;
+
+	if (rep->kvm == HS_KVM_IDLE)
+		hs_report_warn(rep, "kvm was loaded (the input has its event formats or events) "
+			       "but no vCPU halted: no VM ran, or none went idle");
+	else if (rep->kvm == HS_KVM_ABSENT)
+		hs_report_warn(rep, "no kvm event formats in the input: kvm was not loaded where "
+			       "it was recorded, or that is not a KVM host");
+	else
+		hs_report_warn(rep, "no kvm_vcpu_wakeup events, and the input does not tell "
+			       "whether kvm was loaded (pasted text keeps no event formats)");
+	return rep->nwarnings > n;
+}
+
 static void hs_report_warnings(struct hs_report *rep, const struct hs_account *acct,
 			       const struct hs_report_filter *f, bool filtered_out)
 {
 	const struct hs_account_opts *o = hs_account_options(acct);
 
 	hs_report_warn_losses(rep);
+	rep->kvm = hs_report_kvm_seen(rep);
 	if (!rep->events_total && (o->start_ns || o->end_ns))
 		hs_report_warn(rep, "no events in the selected time range");
-	else if (!rep->events_wakeup)
-		hs_report_warn(rep, "no kvm_vcpu_wakeup events: is this a KVM host?");
+	else if (rep->kvm != HS_KVM_HALTING && hs_report_warn_kvm(rep))
+		rep->kvm_note = rep->warnings[rep->nwarnings - 1];
 	if (filtered_out)
 		hs_report_warn_filter(rep, f);
 }
@@ -615,9 +724,14 @@ void hs_report_free(struct hs_report *rep)
 		free(rep->vcpus[i].linear.wait);
 	}
 	free(rep->vcpus);
-	for (i = 0; i < rep->nvms; i++)
+	for (i = 0; i < rep->nvms; i++) {
 		hs_advice_free(&rep->vms[i].advice);
+		free(rep->vms[i].linear.poll);
+		free(rep->vms[i].linear.wait);
+	}
 	free(rep->vms);
+	free(rep->vm_order);
+	free(rep->vcpu_order);
 	hs_advice_free(&rep->advice);
 	free(rep->guest);
 	free(rep->threads);

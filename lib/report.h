@@ -80,6 +80,15 @@ struct hs_report_vm {
 	struct hs_whatif_row what_if[HS_WHATIF_MAX_CANDIDATES];
 	unsigned int n_what_if;
 	struct hs_advice advice;	/* per-VM suggestion when it differs a lot */
+	struct hs_linear_hist linear;	/* its vCPUs' tables summed; entries 0 when none */
+};
+
+/* What the input shows of kvm: the words for "no halts" depend on it. */
+enum hs_kvm_seen {
+	HS_KVM_UNKNOWN,		/* no halts, and the input cannot tell (pasted text) */
+	HS_KVM_ABSENT,		/* no kvm event formats: kvm not loaded, or not a KVM host */
+	HS_KVM_IDLE,		/* kvm loaded (its formats or events are there), no vCPU halted */
+	HS_KVM_HALTING,		/* kvm_vcpu_wakeup events were seen */
 };
 
 struct hs_report_guest_cpu {
@@ -123,6 +132,17 @@ struct hs_report {
 	unsigned int nguest;
 	char idle_state_name[HS_IDLE_STATES][32];	/* "" unknown */
 
+	/*
+	 * Display order, busiest first: most polling CPU, then most halts, then
+	 * the order above. Indices into vms and vcpus; NULL in a report built by
+	 * hand, which is then shown in its own order.
+	 */
+	unsigned int *vm_order;
+	unsigned int *vcpu_order;
+
+	enum hs_kvm_seen kvm;
+	const char *kvm_note;		/* the warning that says so when no vCPU halted, else NULL */
+
 	char **warnings;		/* one-line warnings for every writer */
 	unsigned int nwarnings;
 
@@ -143,6 +163,13 @@ struct hs_advice_opts {
 	double max_poll_cpu_pct;	/* per vCPU; <= 0: objective's default */
 	bool enabled;
 };
+
+/* A vCPU thread of that VM: the same process, or both of none known. */
+static inline bool hs_report_vcpu_in_vm(const struct hs_report_vcpu *v,
+					const struct hs_report_vm *vm)
+{
+	return v->tgid == vm->tgid || (vm->tgid < 0 && v->tgid < 0);
+}
 
 int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
 		    const struct hs_report_filter *filter,
