@@ -27,13 +27,10 @@
 
 #include <event-parse.h>
 
+#include "../lib/ringbuf.h"
 #include "recmeta.h"
 #include "tracedat_file.h"
 
-#define TD_MISSED_EVENTS (1ULL << 31)
-#define TD_MISSED_STORED (1ULL << 30)
-#define TD_COMMIT_MASK ((1ULL << 27) - 1)
-#define TD_TS_MSB (0xf8ULL << 56)
 
 /* ---- ring-buffer pages ---- */
 
@@ -47,8 +44,8 @@ struct td_cur {
 	uint64_t win_off;		/* CPU-relative offset of win[0] */
 	size_t win_len, win_cap;
 	uint64_t size, page;		/* bytes, offset of the next page */
-	const unsigned char *p, *end;	/* next record, end of the page's commit */
-	uint64_t ts, last_ts;
+	struct hs_rb_walk w;		/* the records of the current page */
+	uint64_t last_ts;
 	uint64_t lost;			/* known losses not reported yet */
 	uint64_t lost_unknown;		/* pages that lost an unknown count */
 	int cpu;
@@ -68,14 +65,6 @@ struct td_dec {
 	bool stats_used;		/* losses came from the trailer or CPUSTAT */
 	struct hs_td_stats notes_lost;	/* losses the notes in the trace give */
 };
-
-static inline uint32_t td_u32(const struct td_dec *d, const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return d->f->swap ? __builtin_bswap32(v) : v;
-}
 
 static uint64_t td_long(const struct td_dec *d, const unsigned char *p)
 {
@@ -177,21 +166,20 @@ static bool td_page(struct td_dec *d, struct td_cur *c)
 			continue;
 		}
 		flags = td_long(d, pg + 8);
-		commit = flags & TD_COMMIT_MASK;
+		commit = flags & HS_RB_COMMIT_MASK;
 		if (commit > avail - d->hdr) {
 			d->meta->skipped_pages++;
 			continue;
 		}
-		if (flags & TD_MISSED_EVENTS) {
-			if ((flags & TD_MISSED_STORED) &&
+		if (flags & HS_RB_MISSED_EVENTS) {
+			if ((flags & HS_RB_MISSED_STORED) &&
 			    commit + d->f->long_size <= avail - d->hdr)
 				c->lost += td_long(d, pg + d->hdr + commit);
 			else
 				c->lost_unknown++;
 		}
-		c->ts = hs_td_get(d->f, pg, 8);
-		c->p = pg + d->hdr;
-		c->end = c->p + commit;
+		hs_rb_walk_init(&c->w, pg + d->hdr, commit, hs_td_get(d->f, pg, 8), d->f->swap,
+				d->f->big);
 		return true;
 	}
 	return false;
@@ -205,7 +193,7 @@ static bool td_page(struct td_dec *d, struct td_cur *c)
 static bool td_dropped(struct td_dec *d, struct td_cur *c)
 {
 	struct hs_event_tally *t = &d->tally;
-	uint64_t ts = c->ts;
+	uint64_t ts = c->w.ts;
 
 	c->ev.cpu = c->cpu;
 	if (d->drop->keeps(d->drop->priv, &c->ev))
@@ -222,58 +210,15 @@ static bool td_dropped(struct td_dec *d, struct td_cur *c)
 	return true;
 }
 
-/*
- * Advances to the next relevant event of this CPU (kbuffer-parse.c
- * semantics for record lengths and time stamps). 1: c->ev is set, 0: end.
- */
+/* Advances to the next relevant event of this CPU. 1: c->ev is set, 0: end. */
 static int td_next(struct td_dec *d, struct td_cur *c)
 {
-	const bool big = d->f->big;
+	const unsigned char *pl;
+	size_t plen;
+	int w;
 
 	for (;;) {
-		while (c->p < c->end) {
-			size_t room = c->end - c->p, plen;
-			uint32_t h = td_u32(d, c->p), tl, delta;
-			const unsigned char *pl;
-
-			tl = big ? h >> 27 : h & 31;
-			delta = big ? h & ((1u << 27) - 1) : h >> 5;
-			if (tl >= 29) {
-				if (tl == 29 && delta == 0)
-					break;		/* padding to the end of the page */
-				if (room < 8)
-					goto bad;
-				if (tl == 29) {
-					plen = td_u32(d, c->p + 4);
-					if (plen > room - 4)
-						goto bad;
-					c->ts += delta;
-					c->p += 4 + plen;
-					continue;
-				}
-				uint64_t ext = ((uint64_t)td_u32(d, c->p + 4) << 27) + delta;
-
-				c->ts = tl == 30 ? c->ts + ext : ext | (c->ts & TD_TS_MSB);
-				c->p += 8;
-				continue;
-			}
-			if (tl == 0) {
-				uint32_t l = room >= 8 ? td_u32(d, c->p + 4) : 0;
-
-				if (l < 4)
-					goto bad;
-				plen = ((size_t)l - 4 + 3) & ~(size_t)3;
-				pl = c->p + 8;
-				if (plen > room - 8)
-					goto bad;
-			} else {
-				plen = tl * 4;
-				pl = c->p + 4;
-				if (plen > room - 4)
-					goto bad;
-			}
-			c->ts += delta;
-			c->p = pl + plen;
+		while ((w = hs_rb_next(&c->w, &pl, &plen)) == HS_RB_RECORD) {
 			int r = hs_ev_decode(&d->f->lay, pl, plen, &c->ev);
 
 			if (r == -2)
@@ -288,17 +233,15 @@ static int td_next(struct td_dec *d, struct td_cur *c)
 			if (r != 0 && (c->lost || c->lost_unknown))
 				c->ev.kind = 0;
 			if (r == 0 || c->lost || c->lost_unknown) {
-				c->ev.ts = c->ts;
+				c->ev.ts = c->w.ts;
 				c->ev.cpu = c->cpu;
 				return 1;
 			}
 		}
+		if (w == HS_RB_BAD)
+			d->meta->skipped_pages++;
 		if (!td_page(d, c))
 			return 0;
-		continue;
-bad:
-		d->meta->skipped_pages++;
-		c->p = c->end;
 	}
 }
 
@@ -393,9 +336,9 @@ static uint64_t td_page_losses(struct td_dec *d, const struct td_cur *cur)
 		if (!pg)
 			break;
 		flags = td_long(d, pg + 8);
-		commit = flags & TD_COMMIT_MASK;
+		commit = flags & HS_RB_COMMIT_MASK;
 
-		if ((flags & TD_MISSED_EVENTS) && (flags & TD_MISSED_STORED) &&
+		if ((flags & HS_RB_MISSED_EVENTS) && (flags & HS_RB_MISSED_STORED) &&
 		    commit + d->f->long_size <= avail - d->hdr)
 			sum += td_long(d, pg + d->hdr + commit);
 	}

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The live engine: per-CPU nonblocking reads of a private instance's ring
- * buffers, pages decoded with kbuffer and the trace.dat readers' field
- * layouts, events fed in time order into one accounting per interval.
+ * buffers, pages walked (ringbuf.h) and decoded (evdecode.h) as the
+ * trace.dat readers do, events fed in time order into one accounting per
+ * interval.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,13 +11,13 @@
 #include <time.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 #include <tracefs.h>
 
-#include "evdecode.h"
 #include "account.h"
+#include "evdecode.h"
 #include "capture.h"
 #include "live.h"
+#include "ringbuf.h"
 #include "sysinfo.h"
 
 #define LIVE_DEFAULT_KIB	4096
@@ -36,7 +37,6 @@ struct live_evs {
 struct hs_live {
 	struct hs_capture *cap;
 	struct tep_handle *tep;
-	struct kbuffer *kb;
 	struct hs_ev_layout lay;
 	unsigned int ncpus;
 	struct tracefs_cpu **tcpu;
@@ -174,12 +174,6 @@ static int live_decoder(struct hs_live *l, struct hs_error *err)
 			tep_parse_event(l->tep, fmt, (unsigned long)len, names[i][0]);
 		free(fmt);
 	}
-	/* our own, freed by us: the page layout of this very machine */
-	l->kb = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-			      __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? KBUFFER_ENDIAN_BIG :
-			      KBUFFER_ENDIAN_LITTLE);
-	if (!l->kb)
-		return hs_error_set(err, HS_ERR_RUNTIME, "cannot set up the page decoder");
 	if (hs_ev_layout_init(&l->lay, l->tep, false, HS_EV_MASK_ANALYSED) <= 0)
 		return hs_error_set(err, HS_ERR_NO_EVENTS, "none of the events exist here");
 	return 0;
@@ -238,21 +232,21 @@ unsigned int hs_live_missing(const struct hs_live *l, const char *const **names)
 	return hs_capture_missing(l->cap, names);
 }
 
-/* Decodes one page of CPU cpu into the batch. */
-static int live_page(struct hs_live *l, unsigned int cpu)
+/* Decodes one page (size bytes read) of CPU cpu into the batch. */
+static int live_page(struct hs_live *l, unsigned int cpu, size_t size)
 {
-	unsigned long long ts;
-	void *data;
+	struct hs_rb_walk w;
+	const unsigned char *data;
+	size_t len;
 
-	if (kbuffer_load_subbuffer(l->kb, l->page))
+	if (!hs_rb_page_native(&w, l->page, size))
 		return 0;	/* a damaged page: nothing to take from it */
-	for (data = kbuffer_read_event(l->kb, &ts); data; data = kbuffer_next_event(l->kb, &ts)) {
+	while (hs_rb_next(&w, &data, &len) == HS_RB_RECORD) {
 		struct live_ev e = { .seq = l->seq++ };
-		int size = kbuffer_event_size(l->kb);
 
-		if (size <= 0 || hs_ev_decode(&l->lay, data, (size_t)size, &e.ev))
+		if (hs_ev_decode(&l->lay, data, len, &e.ev))
 			continue;
-		e.ev.ts = ts;
+		e.ev.ts = w.ts;
 		e.ev.cpu = (int32_t)cpu;
 		if (live_push(&l->batch, &e))
 			return -ENOMEM;
@@ -265,11 +259,11 @@ static int live_drain_cpu(struct hs_live *l, unsigned int cpu, bool flush)
 	int r;
 
 	while ((r = tracefs_cpu_read(l->tcpu[cpu], l->page, true)) > 0)
-		if (live_page(l, cpu))
+		if (live_page(l, cpu, (size_t)r))
 			return -ENOMEM;
 	/* read() already hands out partial pages; flush picks up what a reader left */
 	while (flush && (r = tracefs_cpu_flush(l->tcpu[cpu], l->page)) > 0)
-		if (live_page(l, cpu))
+		if (live_page(l, cpu, (size_t)r))
 			return -ENOMEM;
 	return 0;
 }
@@ -454,8 +448,6 @@ void hs_live_destroy(struct hs_live *l)
 		if (l->tcpu[i])
 			tracefs_cpu_close(l->tcpu[i]);
 	hs_capture_destroy(l->cap);
-	if (l->kb)
-		kbuffer_free(l->kb);
 	tep_free(l->tep);
 	hs_account_free(l->cur);
 	hs_account_free(l->total);
