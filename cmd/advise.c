@@ -174,7 +174,7 @@ int cmd_advise(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	hs_error_clear(&err);
-	ret = hs_report_load(p.input, &p.acct, &filter, &p.advice, &rep, &err);
+	ret = hs_report_load(&hs_input_source, p.input, &p.acct, &filter, &p.advice, &rep, &err);
 	if (ret)
 		return cmd_fail(&err);
 	ret = advise_write(&p, &rep);

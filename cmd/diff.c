@@ -83,7 +83,7 @@ static int diff_load(const char *path, struct hs_report *rep, struct hs_error *e
 	struct hs_account_opts ao = { .no_whatif = true };
 	struct hs_report_filter all = { .vcpu = -1 };
 
-	return hs_report_load(path, &ao, &all, NULL, rep, err);
+	return hs_report_load(&hs_input_source, path, &ao, &all, NULL, rep, err);
 }
 
 int cmd_diff(int argc, char **argv)

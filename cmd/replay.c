@@ -202,7 +202,7 @@ int cmd_replay(int argc, char **argv)
 	/* before reading a long recording: without KVM there is nothing to do */
 	if (!p.predict_only && hs_kvmload_check(&err))
 		return cmd_fail(&err);
-	acct = hs_account_load(p.input, &p.acct, &err);
+	acct = hs_account_load(&hs_input_source, p.input, &p.acct, &err);
 	if (!acct)
 		return cmd_fail(&err);
 	ret = hs_replay_prepare(&r, acct, &p.replay, &err);

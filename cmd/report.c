@@ -497,7 +497,7 @@ int cmd_report(int argc, char **argv)
 	p.command = report_command(argc, argv);
 	p.text.command = p.command;
 	hs_error_clear(&err);
-	ret = hs_report_load(p.input, &p.acct, &p.filter, &p.advice, &rep, &err);
+	ret = hs_report_load(&hs_input_source, p.input, &p.acct, &p.filter, &p.advice, &rep, &err);
 	if (ret) {
 		free(p.command);
 		return cmd_fail(&err);

@@ -7,6 +7,7 @@
 
 #include "../lib/account.h"
 #include "../lib/error.h"
+#include "../lib/load.h"
 #include "../lib/report.h"
 
 /*
@@ -25,20 +26,8 @@ enum hs_input_format hs_input_detect(const unsigned char *head, size_t len);
 /* path "-" reads standard input. Returns HS_OK or an hs_status with err set. */
 int hs_input_read(const char *path, struct hs_account *acct, struct hs_error *err);
 
-/* Reads path into a fresh accounting and finishes it; NULL with err set. */
-struct hs_account *hs_account_load(const char *path, const struct hs_account_opts *opts,
-				   struct hs_error *err);
-
-/*
- * The whole read side in one call: read path into a fresh accounting, finish
- * it, and build the report model. rep is zeroed first; on success the caller
- * owns it (hs_report_free). filter and advice may be NULL (no filter, no
- * advice). Returns HS_OK or an hs_status with err set.
- */
-int hs_report_load(const char *path, const struct hs_account_opts *opts,
-		   const struct hs_report_filter *filter,
-		   const struct hs_advice_opts *advice, struct hs_report *rep,
-		   struct hs_error *err);
+/* The readers as lib/load.c takes them: hs_report_load(&hs_input_source, ...). */
+extern const struct hs_source hs_input_source;
 
 /* The readers behind it. buf/len is the whole input (mapped or slurped). */
 int hs_tracedat_read(const char *path, const unsigned char *buf, size_t len,
