@@ -199,6 +199,7 @@ static int hs_input_fd(const char *name, int fd, bool regular, struct hs_account
 		       struct hs_error *err)
 {
 	struct hs_meta *meta = hs_account_meta(acct);
+	struct hs_sink sink;
 	unsigned char head[4096];
 	size_t hlen;
 	int ret, sp;
@@ -220,7 +221,8 @@ static int hs_input_fd(const char *name, int fd, bool regular, struct hs_account
 		close(sp);
 		return ret;
 	case HS_INPUT_TEXT:
-		return hs_text_read_fd(fd, (const char *)head, hlen, acct, err);
+		hs_sink_account(&sink, acct);
+		return hs_text_read_fd(fd, (const char *)head, hlen, &sink, err);
 	default:
 		return hs_error_set(err, HS_ERR_INPUT,
 				    "%s: neither a trace.dat nor a text trace (binary data)", name);

@@ -9,6 +9,7 @@
 #include "../lib/error.h"
 #include "../lib/load.h"
 #include "../lib/report.h"
+#include "sink.h"
 
 /*
  * Readers: turn a file or a stream into hs_events pushed into an accounting,
@@ -32,7 +33,6 @@ extern const struct hs_source hs_input_source;
 /* The readers behind it. buf/len is the whole input (mapped or slurped). */
 int hs_tracedat_read(const char *path, const unsigned char *buf, size_t len,
 		     struct hs_account *acct, struct hs_error *err);
-int hs_text_read(const char *buf, size_t len, struct hs_account *acct,
-		 struct hs_error *err);
+int hs_text_read(const char *buf, size_t len, struct hs_sink *sink, struct hs_error *err);
 
 #endif

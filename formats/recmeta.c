@@ -145,7 +145,7 @@ static const struct {
 	{ "guest.halt_poll_shrink", offsetof(struct hs_meta, guest_halt_poll_shrink) },
 };
 
-static void recmeta_ids(const char *key, const char *val, struct hs_td_sink *sink)
+static void recmeta_ids(const char *key, const char *val, struct hs_sink *sink)
 {
 	char *end;
 	long tid, tgid;
@@ -192,7 +192,7 @@ static bool recmeta_state_key(const char *s, int64_t *v)
 	return true;
 }
 
-static void recmeta_kv(const char *key, const char *val, struct hs_td_sink *sink,
+static void recmeta_kv(const char *key, const char *val, struct hs_sink *sink,
 		       struct hs_td_stats *lost)
 {
 	struct hs_meta *m = sink->meta;
@@ -230,7 +230,7 @@ static void recmeta_kv(const char *key, const char *val, struct hs_td_sink *sink
 		recmeta_ids(key, val, sink);
 }
 
-void hs_recmeta_apply(const char *text, size_t len, struct hs_td_sink *sink,
+void hs_recmeta_apply(const char *text, size_t len, struct hs_sink *sink,
 		      struct hs_td_stats *lost)
 {
 	const char *s = text, *end = text + len;
@@ -251,7 +251,7 @@ void hs_recmeta_apply(const char *text, size_t len, struct hs_td_sink *sink,
 	}
 }
 
-bool hs_recmeta_note(const char *text, size_t len, struct hs_td_sink *sink,
+bool hs_recmeta_note(const char *text, size_t len, struct hs_sink *sink,
 		     struct hs_td_stats *lost)
 {
 	const size_t plen = sizeof(HS_RECMETA_NOTE_PREFIX) - 1;

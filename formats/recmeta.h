@@ -31,10 +31,10 @@ void hs_recmeta_put_end(struct hs_sbuf *sb, const struct hs_capture_result *r);
 void hs_recmeta_put_notes(struct hs_sbuf *sb, const char *lines, size_t len);
 
 /* Applies every line of text (a trailer) to the sink; loss counts go to lost. */
-void hs_recmeta_apply(const char *text, size_t len, struct hs_td_sink *sink,
+void hs_recmeta_apply(const char *text, size_t len, struct hs_sink *sink,
 		      struct hs_td_stats *lost);
 /* A trace_marker text: false when it is not a haltstat note; else its line is applied. */
-bool hs_recmeta_note(const char *text, size_t len, struct hs_td_sink *sink,
+bool hs_recmeta_note(const char *text, size_t len, struct hs_sink *sink,
 		     struct hs_td_stats *lost);
 
 #endif

@@ -39,13 +39,12 @@ struct hs_txt_tid {
 };
 
 struct hs_txt_state {
-	struct hs_account *acct;
+	struct hs_sink *sink;
 	struct hs_meta *meta;
 	uint64_t forms[HS_TXT_NFORMS];	/* lines seen in each form */
 	uint64_t recognised;	/* event lines, loss markers, known headers */
 	bool ctx_tcmd;		/* after a trace-cmd "cpus=" header */
 	int status;		/* first accounting failure */
-	struct hs_td_sink sink;	/* for haltstat's notes */
 	struct hs_td_stats notes_lost;	/* per CPU, as the notes say */
 	struct hs_td_stats seen_lost;	/* per CPU, as the loss lines say */
 	struct hs_txt_tid tids[HS_TXT_TCACHE];
@@ -464,7 +463,7 @@ static void hs_txt_note(struct hs_txt_state *st, const char *p, const char *e)
 	const char *n = memmem(p, room < 96 ? room : 96, prefix, sizeof(prefix) - 1);
 
 	if (n)
-		hs_recmeta_note(n, (size_t)(e - n), &st->sink, &st->notes_lost);
+		hs_recmeta_note(n, (size_t)(e - n), st->sink, &st->notes_lost);
 }
 
 static bool hs_txt_payload(int kind, const char *p, const char *e, struct hs_event *ev)
@@ -504,7 +503,7 @@ static void hs_txt_thread(struct hs_txt_state *st, const struct hs_txt_head *h)
 	memcpy(slot->comm, h->comm, n);
 	memcpy(comm, h->comm, n);
 	comm[n] = '\0';
-	hs_account_thread(st->acct, h->tid, h->tgid, comm);
+	st->sink->thread(st->sink->priv, h->tid, h->tgid, comm);
 }
 
 /*
@@ -566,7 +565,7 @@ static bool hs_txt_event_line(struct hs_txt_state *st, const char *s, const char
 	ev.cpu = h.cpu;
 	ev.tid = h.tid;
 	hs_txt_thread(st, &h);
-	ret = hs_account_event(st->acct, &ev);
+	ret = st->sink->event(st->sink->priv, &ev);
 	if (ret && !st->status)
 		st->status = ret;
 	return true;
@@ -602,7 +601,7 @@ static bool hs_txt_lost(struct hs_txt_state *st, const char *p, const char *e)
 		return false;
 	st->forms[form]++;
 	st->recognised++;
-	hs_account_lost(st->acct, (int)cpu, n, known);
+	st->sink->lost(st->sink->priv, (int)cpu, n, known);
 	if (known && n && (int64_t)cpu < HS_TD_MAXCPUS) {
 		int64_t seen = (int64_t)cpu < st->seen_lost.ncpus ? st->seen_lost.lost[cpu] : 0;
 
@@ -725,28 +724,13 @@ static void hs_txt_finish_meta(struct hs_txt_state *st)
 	m->lost_known = f != HS_TXT_PERF;
 }
 
-static void hs_txt_sink_thread(void *priv, int tid, int tgid, const char *comm)
-{
-	hs_account_thread(priv, tid, tgid, comm);
-}
-
-static void hs_txt_sink_process(void *priv, int tgid, const char *comm, const char *vm)
-{
-	hs_account_process(priv, tgid, comm, vm);
-}
-
-static struct hs_txt_state *hs_txt_begin(struct hs_account *acct)
+static struct hs_txt_state *hs_txt_begin(struct hs_sink *sink)
 {
 	struct hs_txt_state *st = calloc(1, sizeof(*st));
 
 	if (st) {
-		st->acct = acct;
-		st->meta = hs_account_meta(acct);
-		/* what haltstat's notes need of a sink: names and the metadata */
-		st->sink.thread = hs_txt_sink_thread;
-		st->sink.process = hs_txt_sink_process;
-		st->sink.priv = acct;
-		st->sink.meta = st->meta;
+		st->sink = sink;
+		st->meta = sink->meta;
 	}
 	return st;
 }
@@ -798,10 +782,9 @@ static int hs_txt_end(struct hs_txt_state *st, uint64_t len, struct hs_error *er
 	return ret;
 }
 
-int hs_text_read(const char *buf, size_t len, struct hs_account *acct,
-		 struct hs_error *err)
+int hs_text_read(const char *buf, size_t len, struct hs_sink *sink, struct hs_error *err)
 {
-	struct hs_txt_state *st = hs_txt_begin(acct);
+	struct hs_txt_state *st = hs_txt_begin(sink);
 
 	if (!st)
 		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory reading text");
@@ -842,10 +825,10 @@ static int hs_txt_fill(int fd, char *buf, size_t cap, size_t *used, bool *eof)
 #define HS_TXT_BUF (1u << 20)
 #define HS_TXT_BUF_MAX (64u << 20)
 
-int hs_text_read_fd(int fd, const char *head, size_t hlen, struct hs_account *acct,
+int hs_text_read_fd(int fd, const char *head, size_t hlen, struct hs_sink *sink,
 		    struct hs_error *err)
 {
-	struct hs_txt_state *st = hs_txt_begin(acct);
+	struct hs_txt_state *st = hs_txt_begin(sink);
 	size_t cap = hlen > HS_TXT_BUF ? hlen : HS_TXT_BUF, used = hlen;
 	char *buf = malloc(cap);
 	uint64_t total = hlen;

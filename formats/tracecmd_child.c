@@ -110,7 +110,7 @@ tcc_child(int fd, const char *path, const unsigned char *buf, size_t len, struct
 {
 	static struct tcc_out out;
 	static struct tcc_end end;
-	struct hs_td_sink sink = {
+	struct hs_sink sink = {
 		.event = tcc_event, .lost = tcc_lost, .thread = tcc_thread,
 		.process = tcc_process, .priv = &out, .meta = meta,
 	};
@@ -152,7 +152,7 @@ static void tcc_meta_set(struct hs_meta *dst, const struct hs_meta *src)
 }
 
 /* Hands the child's messages to sink; 1 after TCC_END, 0 at a short read, -1 rejected. */
-static int tcc_relay(FILE *in, struct hs_td_sink *sink, struct tcc_end *end)
+static int tcc_relay(FILE *in, struct hs_sink *sink, struct tcc_end *end)
 {
 	union {
 		struct hs_meta meta;
@@ -218,7 +218,7 @@ static int tcc_status(int status, size_t len, struct hs_error *err)
 }
 
 int hs_td_v7_decode(const char *path, const unsigned char *buf, size_t len,
-		    struct hs_td_sink *sink, struct hs_error *err)
+		    struct hs_sink *sink, struct hs_error *err)
 {
 	struct tcc_end *end = calloc(1, sizeof(*end));
 	int fds[2], status, r = 0, ret;

@@ -31,7 +31,7 @@ int tracecmd_cpus(struct tracecmd_input *handle);
 
 struct tc_ctx {
 	struct hs_ev_layout lay;
-	struct hs_td_sink *sink;
+	struct hs_sink *sink;
 	int ncpus;
 	uint64_t *last_ts;	/* per CPU */
 	uint64_t *page_lost;	/* per CPU, known counts seen on pages */
@@ -126,7 +126,7 @@ static int tc_tid_add(struct tc_ctx *x, int tid)
 static int tc_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
 {
 	struct tc_ctx *x = data;
-	struct hs_td_sink *s = x->sink;
+	struct hs_sink *s = x->sink;
 	struct hs_event ev;
 	int r;
 
@@ -221,7 +221,7 @@ static int tc_tempfile(const unsigned char *buf, size_t len, char *path, size_t 
 }
 
 static void tc_meta(struct tracecmd_input *h, const char *comp, const unsigned char *buf,
-		    size_t len, struct hs_td_sink *s, struct hs_td_stats *tlost)
+		    size_t len, struct hs_sink *s, struct hs_td_stats *tlost)
 {
 	struct hs_meta *m = s->meta;
 	const char *clock = tracecmd_get_trace_clock(h), *uname = tracecmd_get_uname(h);
@@ -285,7 +285,7 @@ static int tc_run(struct tracecmd_input *top, struct tc_ctx *x, struct hs_td_sta
 }
 
 int hs_td_v7_decode_direct(const char *path, const unsigned char *buf, size_t len,
-		    struct hs_td_sink *sink, struct hs_error *err)
+		    struct hs_sink *sink, struct hs_error *err)
 {
 	struct tc_ctx x = { .sink = sink };
 	struct hs_td_stats tlost = { 0 };

@@ -60,7 +60,7 @@ struct td_dec {
 	size_t win_cap;			/* bytes per pread window */
 	int io_err;			/* errno of a failed pread */
 	bool z_err;			/* a chunk did not inflate */
-	const struct hs_td_sink *drop;	/* sink that tells events to drop, or NULL */
+	const struct hs_sink *drop;	/* sink that tells events to drop, or NULL */
 	struct hs_event_tally tally;	/* the events dropped */
 	bool stats_used;		/* losses came from the trailer or CPUSTAT */
 	struct hs_td_stats notes_lost;	/* losses the notes in the trace give */
@@ -271,7 +271,7 @@ static void td_sift(struct td_cur **h, int n, int i)
 	}
 }
 
-static void td_flush_lost(struct hs_td_sink *s, struct td_cur *c)
+static void td_flush_lost(struct hs_sink *s, struct td_cur *c)
 {
 	if (c->lost)
 		s->lost(s->priv, c->cpu, c->lost, true);
@@ -280,7 +280,7 @@ static void td_flush_lost(struct hs_td_sink *s, struct td_cur *c)
 	c->lost = 0;
 }
 
-static int td_merge(struct td_dec *d, struct td_cur **h, int n, struct hs_td_sink *s)
+static int td_merge(struct td_dec *d, struct td_cur **h, int n, struct hs_sink *s)
 {
 	for (int i = n / 2 - 1; i >= 0; i--)
 		td_sift(h, n, i);
@@ -371,7 +371,7 @@ static int td_buf_open(struct td_dec *d, const struct td_buf *b, struct td_cur *
 
 /* The stats rule (see the top of the file) for one buffer's CPUs. */
 static void td_stats_losses(struct td_dec *d, struct td_cur *cur, const struct hs_td_stats *st,
-			    struct hs_td_sink *s)
+			    struct hs_sink *s)
 {
 	for (int c = 0; c < d->f->ncpus && c < st->ncpus; c++) {
 		uint64_t pages;
@@ -390,7 +390,7 @@ static void td_stats_losses(struct td_dec *d, struct td_cur *cur, const struct h
  * counts the notes give, known only at the end: they are counted, not
  * placed, as the stats rule does.
  */
-static void td_notes_losses(struct td_dec *d, struct td_cur *cur, struct hs_td_sink *s)
+static void td_notes_losses(struct td_dec *d, struct td_cur *cur, struct hs_sink *s)
 {
 	for (int c = 0; c < d->f->ncpus && c < d->notes_lost.ncpus; c++) {
 		uint64_t pages;
@@ -403,7 +403,7 @@ static void td_notes_losses(struct td_dec *d, struct td_cur *cur, struct hs_td_s
 	}
 }
 
-static void td_meta(struct td_file *f, struct hs_td_sink *s, struct hs_td_stats *tlost)
+static void td_meta(struct td_file *f, struct hs_sink *s, struct hs_td_stats *tlost)
 {
 	struct hs_meta *m = s->meta;
 	uint64_t start, tlen;
@@ -426,7 +426,7 @@ static void td_meta(struct td_file *f, struct hs_td_sink *s, struct hs_td_stats 
 }
 
 static int td_use_buf(struct td_dec *d, int i, struct td_cur *bc, struct td_cur **heap,
-		      int *n, struct hs_td_sink *s, const struct hs_td_stats *tlost)
+		      int *n, struct hs_sink *s, const struct hs_td_stats *tlost)
 {
 	const struct td_file *f = d->f;
 	struct hs_td_stats st = { 0 };
@@ -468,7 +468,7 @@ static size_t td_win_cap(const struct td_file *f, size_t ncur)
 	return cap < f->page_size ? f->page_size : cap;
 }
 
-static int td_decode(struct td_file *f, int fd, struct hs_td_sink *s, struct hs_td_stats *tlost)
+static int td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_stats *tlost)
 {
 	size_t ncur = (size_t)f->nbufs * (f->ncpus ? f->ncpus : 1);
 	struct td_dec d = { .f = f, .meta = s->meta, .hdr = 8 + f->long_size, .fd = fd,
@@ -509,7 +509,7 @@ static int td_decode(struct td_file *f, int fd, struct hs_td_sink *s, struct hs_
 	return ret;
 }
 
-int hs_td_run(struct td_file *f, int fd, struct hs_td_sink *s)
+int hs_td_run(struct td_file *f, int fd, struct hs_sink *s)
 {
 	struct hs_td_stats tlost = { 0 };
 	int ret;

@@ -93,7 +93,7 @@ int hs_td_buf_alloc(struct td_file *f, struct td_buf *b);
 /* v6: everything up to the CPU data, and where each buffer's pages are. */
 int hs_td_v6_parse(struct td_file *f);
 /* Layout, metadata, then every page through the sink; frees nothing (tracedat_decode.c). */
-int hs_td_run(struct td_file *f, int fd, struct hs_td_sink *s);
+int hs_td_run(struct td_file *f, int fd, struct hs_sink *s);
 void hs_td_file_free(struct td_file *f);
 
 /* v7 inflation (tracedat_chunks.c). fd: pread the chunks from it, or -1: the mapping. */
@@ -122,7 +122,7 @@ void hs_td_inflater_free(struct td_inflater *z);
 /* v7 from the mapped bytes (fd: the file, or -1). HS_TD_V7_FALLBACK: compression not ours. */
 #define HS_TD_V7_FALLBACK (-100)
 extern bool hs_td_v7_fallback;	/* false: an error instead (fuzzing: no fork) */
-int hs_td_v7_read(const unsigned char *buf, size_t len, int fd, struct hs_td_sink *sink,
+int hs_td_v7_read(const unsigned char *buf, size_t len, int fd, struct hs_sink *sink,
 		  struct hs_error *err);
 
 #endif

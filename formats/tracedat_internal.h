@@ -17,28 +17,10 @@
 #include "../lib/evdecode.h"
 #include "../lib/meta.h"
 #include "../lib/error.h"
+#include "sink.h"
 
 struct tep_handle;
 struct hs_account;
-
-/* Where decoded things go: an hs_account, or a counter in benchmarks. */
-struct hs_td_sink {
-	int (*event)(void *priv, const struct hs_event *ev);
-	void (*lost)(void *priv, int cpu, uint64_t count, bool known);
-	void (*thread)(void *priv, int tid, int tgid, const char *comm);
-	void (*process)(void *priv, int tgid, const char *comm, const char *vm);
-	void *priv;
-	struct hs_meta *meta;
-	/*
-	 * Optional (NULL: every event goes to event()). keeps() false: the
-	 * sink would only count ev, so the decoder drops it before the merge
-	 * and hands the count of such events to count() at the end.
-	 */
-	bool (*keeps)(void *priv, const struct hs_event *ev);
-	void (*count)(void *priv, const struct hs_event_tally *t);
-};
-
-void hs_td_sink_account(struct hs_td_sink *sink, struct hs_account *acct);
 
 /* What the report readers decode: the analysed events and haltstat's notes. */
 #define HS_TD_READ_KINDS (HS_EV_MASK_ANALYSED | HS_EV_MASK(HS_EV_MARKER))
@@ -60,13 +42,13 @@ int hs_td_trailer_find(const unsigned char *buf, size_t len, uint64_t data_end,
 		       uint64_t *start, uint64_t *tlen);
 
 void hs_td_uname_release(const char *uname, size_t len, struct hs_meta *meta);
-void hs_td_cmdlines_apply(const char *text, size_t len, struct hs_td_sink *sink);
+void hs_td_cmdlines_apply(const char *text, size_t len, struct hs_sink *sink);
 
 /* v6 decoder proper; hs_tracedat_read wraps it around an hs_account. */
-int hs_td_v6_decode(const unsigned char *buf, size_t len, struct hs_td_sink *sink,
+int hs_td_v6_decode(const unsigned char *buf, size_t len, struct hs_sink *sink,
 		    struct hs_error *err);
 /* The same with the file open on fd (-1: none): pages are pread, not mapped. */
-int hs_td_v6_decode_fd(const unsigned char *buf, size_t len, int fd, struct hs_td_sink *sink,
+int hs_td_v6_decode_fd(const unsigned char *buf, size_t len, int fd, struct hs_sink *sink,
 		       struct hs_error *err);
 /*
  * A v6 or v7 file (checked by the caller) through the reader it needs: the
@@ -74,7 +56,7 @@ int hs_td_v6_decode_fd(const unsigned char *buf, size_t len, int fd, struct hs_t
  * HALTSTAT_READER=libtracecmd asks for it.
  */
 int hs_td_read_sink(const char *path, int fd, const unsigned char *buf, size_t len, bool v7,
-		    struct hs_td_sink *sink, struct hs_error *err);
+		    struct hs_sink *sink, struct hs_error *err);
 /* hs_tracedat_read for a file also open on fd (-1: buf is all there is). */
 int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size_t len,
 			struct hs_account *acct, struct hs_error *err);
@@ -87,9 +69,9 @@ size_t hs_td_format_clean(const char *in, size_t len, char *out, size_t cap);
 int hs_tc_check_sections(const unsigned char *buf, size_t len, struct hs_error *err);
 /* v7 through libtracecmd (needs a path; buf/len are only checked). */
 int hs_td_v7_decode(const char *path, const unsigned char *buf, size_t len,
-		    struct hs_td_sink *sink, struct hs_error *err);
+		    struct hs_sink *sink, struct hs_error *err);
 /* The same in this process (hs_td_v7_decode runs it in a child, tracecmd_child.c). */
 int hs_td_v7_decode_direct(const char *path, const unsigned char *buf, size_t len,
-		    struct hs_td_sink *sink, struct hs_error *err);
+		    struct hs_sink *sink, struct hs_error *err);
 
 #endif

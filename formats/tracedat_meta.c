@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * What both trace.dat readers share: event layouts looked up once in
- * libtraceevent, payload decoding, CPU stats, cmdlines and the haltstat
- * trailer (notes/META.md).
+ * What the trace.dat readers (own and libtracecmd) share besides the page
+ * decoder: where haltstat's trailer is, the release in the uname option,
+ * the cmdlines, and the checked copy of an event format that libtraceevent
+ * gets instead of the file's bytes.
  */
 #include <ctype.h>
 #include <pthread.h>
@@ -13,50 +14,8 @@
 
 #include <event-parse.h>
 
-#include "../lib/account.h"
 #include "tracedat_internal.h"
 
-static int sink_acct_event(void *priv, const struct hs_event *ev)
-{
-	return hs_account_event(priv, ev);
-}
-
-static bool sink_acct_keeps(void *priv, const struct hs_event *ev)
-{
-	return hs_account_keeps(priv, ev);
-}
-
-static void sink_acct_count(void *priv, const struct hs_event_tally *t)
-{
-	hs_account_tally(priv, t);
-}
-
-static void sink_acct_lost(void *priv, int cpu, uint64_t count, bool known)
-{
-	hs_account_lost(priv, cpu, count, known);
-}
-
-static void sink_acct_thread(void *priv, int tid, int tgid, const char *comm)
-{
-	hs_account_thread(priv, tid, tgid, comm);
-}
-
-static void sink_acct_process(void *priv, int tgid, const char *comm, const char *vm)
-{
-	hs_account_process(priv, tgid, comm, vm);
-}
-
-void hs_td_sink_account(struct hs_td_sink *sink, struct hs_account *acct)
-{
-	sink->event = sink_acct_event;
-	sink->lost = sink_acct_lost;
-	sink->thread = sink_acct_thread;
-	sink->process = sink_acct_process;
-	sink->keeps = sink_acct_keeps;
-	sink->count = sink_acct_count;
-	sink->priv = acct;
-	sink->meta = hs_account_meta(acct);
-}
 
 static void copy_str(char *dst, size_t size, const char *s, size_t n)
 {
@@ -88,7 +47,7 @@ void hs_td_uname_release(const char *uname, size_t len, struct hs_meta *meta)
 }
 
 /* saved_cmdlines: "PID COMM\n" */
-void hs_td_cmdlines_apply(const char *text, size_t len, struct hs_td_sink *sink)
+void hs_td_cmdlines_apply(const char *text, size_t len, struct hs_sink *sink)
 {
 	const char *s = text, *end = text + len;
 	char comm[64];

@@ -15,13 +15,13 @@
 #include "input.h"
 #include "tracedat_file.h"
 
-int hs_td_v6_decode(const unsigned char *buf, size_t len, struct hs_td_sink *sink,
+int hs_td_v6_decode(const unsigned char *buf, size_t len, struct hs_sink *sink,
 		    struct hs_error *err)
 {
 	return hs_td_v6_decode_fd(buf, len, -1, sink, err);
 }
 
-int hs_td_v6_decode_fd(const unsigned char *buf, size_t len, int fd, struct hs_td_sink *sink,
+int hs_td_v6_decode_fd(const unsigned char *buf, size_t len, int fd, struct hs_sink *sink,
 		       struct hs_error *err)
 {
 	struct td_file f = { .buf = buf, .len = len, .err = err, .version = 6 };
@@ -58,7 +58,7 @@ static bool td_force_libtracecmd(void)
 }
 
 int hs_td_read_sink(const char *path, int fd, const unsigned char *buf, size_t len, bool v7,
-		    struct hs_td_sink *sink, struct hs_error *err)
+		    struct hs_sink *sink, struct hs_error *err)
 {
 	int ret = HS_TD_V7_FALLBACK;
 
@@ -73,7 +73,7 @@ int hs_td_read_sink(const char *path, int fd, const unsigned char *buf, size_t l
 int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size_t len,
 			struct hs_account *acct, struct hs_error *err)
 {
-	struct hs_td_sink sink;
+	struct hs_sink sink;
 	char ver[8];
 	size_t i;
 
@@ -86,7 +86,7 @@ int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size
 		return hs_error_set(err, HS_ERR_INPUT,
 				    "%s: truncated trace.dat: file header at offset 10 runs past the end of the file (%zu bytes)",
 				    path, len);
-	hs_td_sink_account(&sink, acct);
+	hs_sink_account(&sink, acct);
 	snprintf(sink.meta->source, sizeof(sink.meta->source), "%s", path);
 	if (!strcmp(ver, "6") || !strcmp(ver, "7")) {
 		int ret = hs_td_read_sink(path, fd, buf, len, ver[0] == '7', &sink, err);

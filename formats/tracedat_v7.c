@@ -588,7 +588,7 @@ static int v7_compression(struct v7 *v, uint64_t *first)
 	return 0;
 }
 
-int hs_td_v7_read(const unsigned char *buf, size_t len, int fd, struct hs_td_sink *sink,
+int hs_td_v7_read(const unsigned char *buf, size_t len, int fd, struct hs_sink *sink,
 		  struct hs_error *err)
 {
 	struct td_file f = { .buf = buf, .len = len, .err = err, .version = 7 };

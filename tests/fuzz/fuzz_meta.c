@@ -8,7 +8,7 @@
 #include "../../formats/recmeta.h"
 #include "../../formats/tracedat_internal.h"
 
-static void fuzz_trailer(const uint8_t *data, size_t size, struct hs_td_sink *sink)
+static void fuzz_trailer(const uint8_t *data, size_t size, struct hs_sink *sink)
 {
 	struct hs_td_stats lost = { 0 };
 	uint64_t start, len;
@@ -24,14 +24,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct hs_account *acct;
 	struct hs_td_stats st = { 0 };
-	struct hs_td_sink sink;
+	struct hs_sink sink;
 
 	if (size < 1)
 		return 0;
 	acct = fuzz_account();
 	if (!acct)
 		return 0;
-	hs_td_sink_account(&sink, acct);
+	hs_sink_account(&sink, acct);
 	switch (data[0] & 3) {
 	case 0:
 		fuzz_trailer(data + 1, size - 1, &sink);

@@ -6,12 +6,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct hs_account *acct = fuzz_account();
 	struct hs_error err;
+	struct hs_sink sink;
 
 	if (!acct)
 		return 0;
 	hs_error_clear(&err);
+	hs_sink_account(&sink, acct);
 	(void)hs_input_detect(data, size);
-	if (!hs_text_read((const char *)data, size, acct, &err))
+	if (!hs_text_read((const char *)data, size, &sink, &err))
 		fuzz_report(acct, size);
 	hs_account_free(acct);
 	return 0;

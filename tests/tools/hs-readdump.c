@@ -81,7 +81,7 @@ static void c_process(void *priv, int tgid, const char *comm, const char *vm)
 static int decode(const char *path, int fd, const unsigned char *buf, size_t len,
 		  struct counts *c, struct hs_error *err)
 {
-	struct hs_td_sink s = { c_event, c_lost, c_thread, c_process, c, &c->meta, NULL, NULL };
+	struct hs_sink s = { c_event, c_lost, c_thread, c_process, c, &c->meta, NULL, NULL };
 	bool v7 = len > 12 && buf[10] == '7';
 
 	hs_meta_init(&c->meta);

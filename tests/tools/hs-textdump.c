@@ -25,13 +25,15 @@ static struct hs_account *dump_read(const char *buf, size_t len, double *secs)
 	struct hs_error err = { 0 };
 	struct hs_account *acct = hs_account_alloc(&opts);
 	struct timespec a, b;
+	struct hs_sink sink;
 
 	if (!acct) {
 		fprintf(stderr, "hs-textdump: out of memory\n");
 		exit(1);
 	}
+	hs_sink_account(&sink, acct);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-	if (hs_text_read(buf, len, acct, &err)) {
+	if (hs_text_read(buf, len, &sink, &err)) {
 		fprintf(stderr, "hs-textdump: %s\n", err.msg);
 		exit(err.code);
 	}

@@ -34,7 +34,7 @@ static struct hs_meta facts(void)
  * Feeds each note line to the decoder as a reader would, one trace_marker
  * text at a time; returns how many it did not take for haltstat's.
  */
-static unsigned int feed_notes(const char *notes, struct hs_td_sink *sink,
+static unsigned int feed_notes(const char *notes, struct hs_sink *sink,
 			       struct hs_td_stats *lost)
 {
 	const char *s = notes;
@@ -55,10 +55,10 @@ static void test_facts_round_trip(void)
 	struct hs_account *a = hs_account_alloc(NULL);
 	struct hs_td_stats lost = { 0 };
 	struct hs_meta in = facts();
-	struct hs_td_sink sink;
+	struct hs_sink sink;
 	const struct hs_meta *out;
 
-	hs_td_sink_account(&sink, a);
+	hs_sink_account(&sink, a);
 	hs_recmeta_put_facts(&lines, &in);
 	hs_recmeta_put_notes(&notes, lines.s, lines.len);
 	CHECK_EQ_U64(feed_notes(notes.s, &sink, &lost), 0, "recmeta_facts_are_notes");
@@ -86,7 +86,7 @@ static void test_identity_lines(void)
 	struct hs_td_stats lost = { 0 };
 	const struct hs_process_info *p;
 	const struct hs_thread_info *t;
-	struct hs_td_sink sink;
+	struct hs_sink sink;
 	static const char notes[] =
 		"haltstat-meta: thread=201 200 CPU 0/KVM\n"
 		"haltstat-meta: process=200 qemu-system-x86\n"
@@ -94,7 +94,7 @@ static void test_identity_lines(void)
 		"haltstat-meta: lost.cpu1=17\n";
 	static const char old_trailer[] = "process=300 db2\tqemu-kvm\nthread=301 300 CPU 1/KVM\n";
 
-	hs_td_sink_account(&sink, a);
+	hs_sink_account(&sink, a);
 	CHECK_EQ_U64(feed_notes(notes, &sink, &lost), 0, "recmeta_identity_notes");
 	t = hs_account_thread_info(a, 201);
 	p = hs_account_process_info(a, 200);

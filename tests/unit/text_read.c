@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * formats/text_read.c against a fake accounting that records every call.
+ * formats/text_read.c against a fake sink that records every call.
  *
  * Fixtures are generated: a list of "truth" events is printed with the
  * printf formats the kernel (kernel/trace/trace_output.c), trace-cmd
@@ -21,7 +21,7 @@
 #include "../../formats/input.h"
 #include "check.h"
 
-/* ---- fake accounting: text_read.o only needs these five ---- */
+/* ---- the fake sink: what the reader hands over, recorded ---- */
 
 struct fake_thread {
 	int tid, tgid;
@@ -34,7 +34,7 @@ struct fake_lost {
 	bool known;
 };
 
-struct hs_account {
+struct fake {
 	struct hs_meta meta;
 	struct hs_event *ev;
 	size_t nev, cap;
@@ -47,13 +47,10 @@ struct hs_account {
 	int fail_after;		/* hs_account_event fails with -ENOMEM after this many; -1 never */
 };
 
-struct hs_meta *hs_account_meta(struct hs_account *a)
+static int fake_event(void *priv, const struct hs_event *ev)
 {
-	return &a->meta;
-}
+	struct fake *a = priv;
 
-int hs_account_event(struct hs_account *a, const struct hs_event *ev)
-{
 	if (a->fail_after >= 0 && a->nev >= (size_t)a->fail_after)
 		return -ENOMEM;
 	if (a->nev == a->cap) {
@@ -66,8 +63,9 @@ int hs_account_event(struct hs_account *a, const struct hs_event *ev)
 	return 0;
 }
 
-void hs_account_thread(struct hs_account *a, int tid, int tgid, const char *comm)
+static void fake_thread_named(void *priv, int tid, int tgid, const char *comm)
 {
+	struct fake *a = priv;
 	size_t i;
 
 	a->thread_calls++;
@@ -85,14 +83,18 @@ void hs_account_thread(struct hs_account *a, int tid, int tgid, const char *comm
 	snprintf(a->th[i].comm, sizeof(a->th[i].comm), "%s", comm);
 }
 
-void hs_account_lost(struct hs_account *a, int cpu, uint64_t count, bool known)
+static void fake_lost(void *priv, int cpu, uint64_t count, bool known)
 {
+	struct fake *a = priv;
+
 	if (a->nlost < 64)
 		a->lost[a->nlost++] = (struct fake_lost){ cpu, count, known };
 }
 
-void hs_account_process(struct hs_account *a, int tgid, const char *comm, const char *vm)
+static void fake_process(void *priv, int tgid, const char *comm, const char *vm)
 {
+	struct fake *a = priv;
+
 	(void)comm;
 	if (!vm)
 		return;
@@ -100,20 +102,35 @@ void hs_account_process(struct hs_account *a, int tgid, const char *comm, const 
 	snprintf(a->vm, sizeof(a->vm), "%s", vm);
 }
 
-static void fake_init(struct hs_account *a)
+/* A sink into a. */
+static struct hs_sink fake_sink(struct fake *a)
+{
+	return (struct hs_sink){ .event = fake_event, .lost = fake_lost, .thread = fake_thread_named,
+				 .process = fake_process, .priv = a, .meta = &a->meta };
+}
+
+/* hs_text_read into the fake */
+static int text_read(const char *s, size_t len, struct fake *a, struct hs_error *err)
+{
+	struct hs_sink sink = fake_sink(a);
+
+	return hs_text_read(s, len, &sink, err);
+}
+
+static void fake_init(struct fake *a)
 {
 	memset(a, 0, sizeof(*a));
 	hs_meta_init(&a->meta);
 	a->fail_after = -1;
 }
 
-static void fake_free(struct hs_account *a)
+static void fake_free(struct fake *a)
 {
 	free(a->ev);
 	a->ev = NULL;
 }
 
-static const struct fake_thread *fake_thread(const struct hs_account *a, int tid)
+static const struct fake_thread *fake_thread(const struct fake *a, int tid)
 {
 	size_t i;
 
@@ -377,7 +394,7 @@ static bool event_eq(const struct hs_event *a, const struct hs_event *b)
 }
 
 /* Events equal to the truth, with ts cut to microseconds unless ns_ts. */
-static size_t count_mismatches(const struct hs_account *a, const struct truth *t, size_t n,
+static size_t count_mismatches(const struct fake *a, const struct truth *t, size_t n,
 			       bool ns_ts)
 {
 	size_t i, bad = 0;
@@ -398,11 +415,11 @@ static size_t count_mismatches(const struct hs_account *a, const struct truth *t
 	return bad;
 }
 
-static int parse(struct hs_account *a, const char *s, size_t len, struct hs_error *err)
+static int parse(struct fake *a, const char *s, size_t len, struct hs_error *err)
 {
 	fake_init(a);
 	hs_error_clear(err);
-	return hs_text_read(s, len, a, err);
+	return text_read(s, len, a, err);
 }
 
 /* Every form of the same events reads back to the same events. */
@@ -417,7 +434,7 @@ static void test_forms(const struct truth *t, size_t n)
 		[F_TCMD_LAT] = "text (trace-cmd report)", [F_PERF] = "text (perf script)",
 		[F_PERF_PIDTID] = "text (perf script)",
 	};
-	struct hs_account a;
+	struct fake a;
 	struct hs_error err;
 	struct sbuf b = { 0 };
 	char name[128];
@@ -487,7 +504,7 @@ static void test_forms(const struct truth *t, size_t n)
 /* All forms in one paste: every event still comes through, in line order. */
 static void test_mixed(const struct truth *t, size_t n)
 {
-	struct hs_account a;
+	struct fake a;
 	struct hs_error err;
 	struct sbuf b = { 0 };
 	size_t i, bad = 0;
@@ -560,7 +577,7 @@ static void test_garbage(const struct truth *t, size_t n)
 	const size_t ng = sizeof(garbage) / sizeof(garbage[0]);
 	const size_t nm = sizeof(malformed) / sizeof(malformed[0]);
 	const size_t ni = sizeof(ignored) / sizeof(ignored[0]);
-	struct hs_account a;
+	struct fake a;
 	struct hs_error err;
 	struct sbuf b = { 0 };
 	size_t i, bad, extra = 0;
@@ -596,7 +613,7 @@ static void test_lost(void)
 		"CPU:2 [EVENTS DROPPED]\n"
 		"textread_test: CPU:5 [17 EVENTS DROPPED]\n"
 		"CPU:1 [SUBBUFFER START]\n";
-	struct hs_account a;
+	struct fake a;
 	struct hs_error err;
 	int rc;
 
@@ -637,7 +654,7 @@ static void test_exact(void)
 		/* a dash at the end of a name, and <...> (no name known) */
 		"            foo--42      [003] .....   901.000000: kvm_vcpu_wakeup: wait time 1 ns, polling valid\n"
 		"           <...>-43      [003] .....   902.000000: kvm_vcpu_wakeup: wait time 2 ns, polling valid\n";
-	struct hs_account a;
+	struct fake a;
 	struct hs_error err;
 	const struct hs_event *ev;
 	const struct fake_thread *th;
@@ -712,7 +729,7 @@ static void test_real(void)
 	static const uint32_t state[] = { HS_IDLE_EXIT, 1, HS_IDLE_EXIT, 1, 1, HS_IDLE_EXIT, 1,
 					  1, HS_IDLE_EXIT, 1 };
 	static const int cpu[] = { 0, 0, 0, 0, 0, 0, 1, 1, 0, 0 };
-	struct hs_account a;
+	struct fake a;
 	struct hs_error err;
 	size_t i, bad = 0;
 	int rc;
@@ -738,7 +755,7 @@ static void test_context(void)
 {
 	static const char line[] = "  x-1 [000] 1.0: cpu_idle: state=1 cpu_id=0\n";
 	static const char lat[] = "  x-1      0d..1. 1.5: cpu_idle: state=1 cpu_id=0\n";
-	struct hs_account a;
+	struct fake a;
 	struct hs_error err;
 	struct sbuf b = { 0 };
 	int rc;
@@ -776,7 +793,7 @@ static void test_errors(void)
 	static const char comments[] = "#!/bin/sh\n# just a script\necho hi\n";
 	static const char empty_trace[] = "# tracer: nop\n#\n";
 	static const char ok1[] = "  x-1 [000] 1.0: cpu_idle: state=1 cpu_id=0\n";
-	struct hs_account a;
+	struct fake a;
 	struct hs_error err;
 	int rc;
 
@@ -801,7 +818,7 @@ static void test_errors(void)
 	fake_init(&a);
 	a.fail_after = 0;
 	hs_error_clear(&err);
-	rc = hs_text_read(ok1, sizeof(ok1) - 1, &a, &err);
+	rc = text_read(ok1, sizeof(ok1) - 1, &a, &err);
 	CHECK(rc == HS_ERR_RUNTIME && err.code == HS_ERR_RUNTIME,
 	      "accounting failure: runtime error");
 	fake_free(&a);
@@ -815,7 +832,7 @@ static void test_long_line(void)
 	static const char after[] = "  x-1 [000] 2.0: cpu_idle: state=4294967295 cpu_id=0\n";
 	static const char ev_head[] = "  x-1 [000] 3.0: cpu_idle: state=1 cpu_id=0";
 	static const char unk_head[] = "  x-1 [000] 4.0: some_event: ";
-	struct hs_account a;
+	struct fake a;
 	struct hs_error err;
 	size_t pos = 0, i;
 	char *s;
