@@ -13,18 +13,9 @@
 #define ADV_BOLD  "\033[1m"
 #define ADV_RESET "\033[0m"
 
-static unsigned int adv_active_vcpus(const struct hs_report *rep)
-{
-	unsigned int n = 0;
-
-	for (unsigned int i = 0; i < rep->nvcpus; i++)
-		n += rep->vcpus[i].stats.halts > 0;
-	return n ? n : 1;
-}
-
 static void adv_table(FILE *out, const struct hs_report *rep, const struct hs_text_opts *o)
 {
-	unsigned int nv = adv_active_vcpus(rep);
+	unsigned int nv = rep->active_vcpus;
 
 	fprintf(out, "what-if: the adaptive window replayed per vCPU at each halt_poll_ns (%u vCPU%s, wake-up overhead %.1f us)\n",
 		nv, nv == 1 ? "" : "s", rep->advice.wake_overhead_ns / 1e3);
@@ -37,7 +28,7 @@ static void adv_table(FILE *out, const struct hs_report *rep, const struct hs_te
 		fprintf(out, "%s%c %12llu %10llu %7.1f %11.3f %11.3f %10.1f %8.1f%s\n",
 			pick && o && o->color ? ADV_BOLD : "", pick ? '*' : ' ',
 			(unsigned long long)r->halt_poll_ns, (unsigned long long)r->hits,
-			100 * r->hit_rate, r->poll_cpu_s, r->miss_cpu_s, r->poll_cpu_pct / nv,
+			100 * r->hit_rate, r->poll_cpu_s, r->miss_cpu_s, r->poll_cpu_pct_per_vcpu,
 			r->flaps_per_s, pick && o && o->color ? ADV_RESET : "");
 	}
 }

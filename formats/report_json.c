@@ -101,6 +101,7 @@ static json_t *whatif_json(struct hs_jw *j, const struct hs_whatif_row *rows, un
 		hs_jw_put(j, o, "poll_cpu_s", hs_jw_num(w->poll_cpu_s));
 		hs_jw_put(j, o, "miss_cpu_s", hs_jw_num(w->miss_cpu_s));
 		hs_jw_put(j, o, "poll_cpu_pct", hs_jw_num(w->poll_cpu_pct));
+		hs_jw_put(j, o, "poll_cpu_pct_per_vcpu", hs_jw_num(w->poll_cpu_pct_per_vcpu));
 		hs_jw_put(j, o, "flaps_per_s", hs_jw_num(w->flaps_per_s));
 		hs_jw_put(j, o, "grows", hs_jw_u64(w->grows));
 		hs_jw_put(j, o, "shrinks", hs_jw_u64(w->shrinks));
@@ -126,6 +127,7 @@ static void stats_json(struct hs_jw *j, json_t *obj, const struct hs_halt_stats 
 	hs_jw_put(j, obj, "halts_per_s", hs_jw_num(s->halts_per_s));
 	hs_jw_put(j, obj, "poll_ns", hs_jw_u64(s->poll_ns));
 	hs_jw_put(j, obj, "poll_cpu_s", hs_jw_num((double)s->poll_ns / 1e9));
+	hs_jw_put(j, obj, "poll_cpu_pct", hs_jw_num(s->poll_cpu_pct));
 	/* An empty histogram has no minimum; 0 keeps every field an integer. */
 	hs_jw_put(j, t, "sum", hs_jw_u64(s->sum_ns));
 	hs_jw_put(j, t, "min", hs_jw_u64(any ? s->min_ns : 0));
@@ -247,9 +249,13 @@ static json_t *guest_json(struct hs_jw *j, const struct hs_report *r,
 		hs_jw_put(j, st, "name", jstr_known(idle_state_name(r, s), SIZE_MAX));
 		hs_jw_put(j, st, "entries", hs_jw_u64(g->entries[s]));
 		hs_jw_put(j, st, "residency_ns", hs_jw_u64(g->residency_ns[s]));
+		hs_jw_put(j, st, "residency_pct", hs_jw_num_known(g->residency_pct[s]));
 		hs_jw_push(j, states, st);
 	}
 	hs_jw_put(j, o, "idle_states", states);
+	hs_jw_put(j, o, "idle_pct", hs_jw_num_known(g->idle_pct));
+	hs_jw_put(j, o, "poll_cpu_pct", hs_jw_num_known(g->poll_cpu_pct));
+	hs_jw_put(j, o, "poll_hit_rate", hs_jw_num_known(g->poll_hit_rate));
 	hs_jw_put(j, o, "poll_hits", hs_jw_u64(g->poll_hits));
 	hs_jw_put(j, o, "poll_misses", hs_jw_u64(g->poll_misses));
 	hs_jw_put(j, o, "window_last_ns", hs_jw_i64_known(g->window_last_ns));
@@ -363,6 +369,7 @@ static void top_json(struct hs_jw *j, json_t *root, const struct hs_report *r)
 	hs_jw_put(j, root, "params", params_json(j, m));
 	hs_jw_put(j, root, "duration_s", hs_jw_num(r->duration_s > 0 ? r->duration_s : 0));
 	hs_jw_put(j, root, "record_seconds", hs_jw_num_known(m->record_seconds));
+	hs_jw_put(j, root, "active_vcpus", json_integer(r->active_vcpus));
 	hs_jw_put(j, root, "first_ts_ns", hs_jw_u64(r->first_ts));
 	hs_jw_put(j, root, "last_ts_ns", hs_jw_u64(r->last_ts));
 	hs_jw_put(j, root, "events", events_json(j, r));

@@ -623,9 +623,8 @@ static void write_guest_idle(const struct text_ctx *c)
 			fprintf(c->out, "%5d  %-16s %10" PRIu64 " %10s", g->cpu,
 				idle_state_name(r, s, name, sizeof(name)), g->entries[s],
 				fmt_ns(t, sizeof(t), (double)g->residency_ns[s]));
-			if (r->duration_s > 0)
-				fprintf(c->out, " %6.1f%%\n",
-					(double)g->residency_ns[s] / (r->duration_s * 1e9) * 100);
+			if (g->residency_pct[s] >= 0)
+				fprintf(c->out, " %6.1f%%\n", g->residency_pct[s]);
 			else
 				fprintf(c->out, " %7s\n", "-");
 		}

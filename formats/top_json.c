@@ -11,15 +11,14 @@
 
 #define HS_TOP_SCHEMA "haltstat.top/1"
 
-static void top_json_stats(struct hs_jw *j, json_t *o, const struct hs_halt_stats *s,
-			   double seconds)
+static void top_json_stats(struct hs_jw *j, json_t *o, const struct hs_halt_stats *s)
 {
 	hs_jw_put(j, o, "halts", hs_jw_u64(s->halts));
 	hs_jw_put(j, o, "halts_per_s", hs_jw_num(s->halts_per_s));
 	hs_jw_put(j, o, "poll_hits", hs_jw_u64(s->poll_hits));
 	hs_jw_put(j, o, "hit_rate", s->halts ? hs_jw_num(s->hit_rate) : json_null());
 	hs_jw_put(j, o, "poll_ns", hs_jw_u64(s->poll_ns));
-	hs_jw_put(j, o, "poll_cpu_pct", hs_jw_num(hs_top_cpu_pct(s->poll_ns, seconds)));
+	hs_jw_put(j, o, "poll_cpu_pct", hs_jw_num(s->poll_cpu_pct));
 	hs_jw_put(j, o, "p50_ns", s->halts ? hs_jw_u64(s->p50_ns) : json_null());
 	hs_jw_put(j, o, "p99_ns", s->halts ? hs_jw_u64(s->p99_ns) : json_null());
 	hs_jw_put(j, o, "window_ns", hs_jw_i64_known(s->window_last_ns));
@@ -27,7 +26,7 @@ static void top_json_stats(struct hs_jw *j, json_t *o, const struct hs_halt_stat
 	hs_jw_put(j, o, "shrinks", hs_jw_u64(s->shrinks));
 }
 
-static json_t *top_json_vcpu(struct hs_jw *j, const struct hs_report_vcpu *v, double seconds)
+static json_t *top_json_vcpu(struct hs_jw *j, const struct hs_report_vcpu *v)
 {
 	json_t *o = json_object();
 
@@ -35,40 +34,34 @@ static json_t *top_json_vcpu(struct hs_jw *j, const struct hs_report_vcpu *v, do
 	hs_jw_put(j, o, "tgid", v->tgid >= 0 ? json_integer(v->tgid) : json_null());
 	hs_jw_put(j, o, "tid", json_integer(v->tid));
 	hs_jw_put(j, o, "vcpu", v->vcpu_index >= 0 ? json_integer(v->vcpu_index) : json_null());
-	top_json_stats(j, o, &v->stats, seconds);
+	top_json_stats(j, o, &v->stats);
 	return o;
 }
 
-static json_t *top_json_vm(struct hs_jw *j, const struct hs_report_vm *m, double seconds)
+static json_t *top_json_vm(struct hs_jw *j, const struct hs_report_vm *m)
 {
 	json_t *o = json_object();
 
 	hs_jw_put(j, o, "vm", hs_jw_str(m->name, sizeof(m->name)));
 	hs_jw_put(j, o, "tgid", m->tgid >= 0 ? json_integer(m->tgid) : json_null());
 	hs_jw_put(j, o, "vcpus", json_integer(m->nvcpus));
-	top_json_stats(j, o, &m->stats, seconds);
+	top_json_stats(j, o, &m->stats);
 	return o;
 }
 
-static json_t *top_json_guest(struct hs_jw *j, const struct hs_report_guest_cpu *g,
-			      double seconds)
+static json_t *top_json_guest(struct hs_jw *j, const struct hs_report_guest_cpu *g)
 {
-	uint64_t entries = 0, resid = 0, polls = g->poll_hits + g->poll_misses;
 	json_t *o = json_object();
 
-	for (int s = 0; s < HS_IDLE_STATES; s++) {
-		entries += g->entries[s];
-		resid += g->residency_ns[s];
-	}
 	hs_jw_put(j, o, "cpu", json_integer(g->cpu));
-	hs_jw_put(j, o, "idle_entries_per_s", hs_jw_num((double)entries / seconds));
-	hs_jw_put(j, o, "poll_entries_per_s", hs_jw_num((double)g->entries[0] / seconds));
+	hs_jw_put(j, o, "idle_entries_per_s", hs_jw_num(g->entries_per_s));
+	hs_jw_put(j, o, "poll_entries_per_s", hs_jw_num(g->poll_entries_per_s));
 	hs_jw_put(j, o, "poll_hits", hs_jw_u64(g->poll_hits));
 	hs_jw_put(j, o, "poll_misses", hs_jw_u64(g->poll_misses));
-	hs_jw_put(j, o, "poll_hit_rate", polls ? hs_jw_num((double)g->poll_hits / (double)polls) :
+	hs_jw_put(j, o, "poll_hit_rate", g->poll_hit_rate >= 0 ? hs_jw_num(g->poll_hit_rate) :
 		  json_null());
-	hs_jw_put(j, o, "poll_cpu_pct", hs_jw_num(hs_top_cpu_pct(g->residency_ns[0], seconds)));
-	hs_jw_put(j, o, "idle_pct", hs_jw_num(hs_top_cpu_pct(resid, seconds)));
+	hs_jw_put(j, o, "poll_cpu_pct", hs_jw_num(g->poll_cpu_pct));
+	hs_jw_put(j, o, "idle_pct", hs_jw_num(g->idle_pct));
 	hs_jw_put(j, o, "window_ns", hs_jw_i64_known(g->window_last_ns));
 	return o;
 }
@@ -90,16 +83,16 @@ static json_t *top_json_doc(struct hs_jw *j, const struct hs_top_view *v)
 	for (unsigned int i = 0; i < v->nmissing; i++)
 		hs_jw_push(j, miss, json_string(v->missing[i]));
 	hs_jw_put(j, root, "missing_events", miss);
-	top_json_stats(j, host, &r->host, v->seconds);
+	top_json_stats(j, host, &r->host);
 	hs_jw_put(j, root, "host", host);
 	for (unsigned int i = 0; i < r->nvms; i++)
-		hs_jw_push(j, vms, top_json_vm(j, &r->vms[v->vm_order[i]], v->seconds));
+		hs_jw_push(j, vms, top_json_vm(j, &r->vms[v->vm_order[i]]));
 	hs_jw_put(j, root, "vms", vms);
 	for (unsigned int i = 0; i < r->nvcpus; i++)
-		hs_jw_push(j, vcpus, top_json_vcpu(j, &r->vcpus[v->order[i]], v->seconds));
+		hs_jw_push(j, vcpus, top_json_vcpu(j, &r->vcpus[v->order[i]]));
 	hs_jw_put(j, root, "vcpus", vcpus);
 	for (unsigned int i = 0; i < r->nguest; i++)
-		hs_jw_push(j, guest, top_json_guest(j, &r->guest[i], v->seconds));
+		hs_jw_push(j, guest, top_json_guest(j, &r->guest[i]));
 	hs_jw_put(j, root, "guest_cpus", guest);
 	return root;
 }

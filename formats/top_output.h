@@ -13,7 +13,7 @@
  * screen needs around it. Writers lay it out; cmd/top.c decides the order.
  */
 struct hs_top_view {
-	const struct hs_report *rep;	/* rates are per second of the interval */
+	const struct hs_report *rep;	/* its rates are per second of the interval (span_s) */
 	const unsigned int *order;	/* rep->vcpus indexes, display order */
 	const unsigned int *vm_order;	/* rep->vms indexes, display order */
 	unsigned long interval;		/* 1, 2, ... */
@@ -31,11 +31,5 @@ struct hs_top_view {
 int hs_top_write_text(FILE *out, const struct hs_top_view *v);
 /* One JSON document on one line ("haltstat.top/1"), for NDJSON streams. */
 int hs_top_write_json(FILE *out, const struct hs_top_view *v);
-
-/* Polling CPU as a percentage of one CPU: poll_ns over the interval. */
-static inline double hs_top_cpu_pct(uint64_t poll_ns, double seconds)
-{
-	return seconds > 0 ? (double)poll_ns / (seconds * 1e9) * 100.0 : 0;
-}
 
 #endif

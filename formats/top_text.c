@@ -53,13 +53,13 @@ static bool top_line_ok(struct top_out *t)
 }
 
 /* halts/s hit% poll-CPU% p50 p99 window: the columns every row shares. */
-static void top_cols(struct top_out *t, const struct hs_halt_stats *s, double seconds)
+static void top_cols(struct top_out *t, const struct hs_halt_stats *s)
 {
 	char hit[16], p50[16], p99[16], win[16];
 
 	fprintf(t->out, " %9.1f %6s %8.2f %8s %8s %8s" EOL, s->halts_per_s,
 		top_pct(hit, sizeof(hit), s->hit_rate, s->halts > 0),
-		hs_top_cpu_pct(s->poll_ns, seconds),
+		s->poll_cpu_pct,
 		top_dur(p50, sizeof(p50), s->p50_ns, s->halts > 0),
 		top_dur(p99, sizeof(p99), s->p99_ns, s->halts > 0),
 		top_dur(win, sizeof(win), (uint64_t)s->window_last_ns, s->window_last_ns >= 0));
@@ -90,13 +90,13 @@ static void top_host(struct top_out *t, const struct hs_top_view *v)
 			"halts/s", "hit%", "pollCPU%", "p50", "p99", "window");
 	if (top_line_ok(t)) {
 		fprintf(t->out, "%-24s %6u", "host", r->nvcpus);
-		top_cols(t, &r->host, v->seconds);
+		top_cols(t, &r->host);
 	}
 	for (unsigned int i = 0; i < r->nvms && top_line_ok(t); i++) {
 		const struct hs_report_vm *m = &r->vms[v->vm_order[i]];
 
 		fprintf(t->out, "%-24.24s %6u", m->name, m->nvcpus);
-		top_cols(t, &m->stats, v->seconds);
+		top_cols(t, &m->stats);
 	}
 	if (top_line_ok(t))
 		fprintf(t->out, EOL);
@@ -121,25 +121,20 @@ static void top_vcpus(struct top_out *t, const struct hs_top_view *v)
 		else
 			snprintf(idx, sizeof(idx), "-");
 		fprintf(t->out, "%-16.16s %4s %7d", c->vm, idx, c->tid);
-		top_cols(t, &c->stats, v->seconds);
+		top_cols(t, &c->stats);
 	}
 	if (top_line_ok(t))
 		fprintf(t->out, EOL);
 }
 
-static void top_guest_row(struct top_out *t, const struct hs_report_guest_cpu *g, double sec)
+static void top_guest_row(struct top_out *t, const struct hs_report_guest_cpu *g)
 {
-	uint64_t entries = 0, resid = 0, polls = g->poll_hits + g->poll_misses;
 	char hit[16], win[16];
 
-	for (int s = 0; s < HS_IDLE_STATES; s++) {
-		entries += g->entries[s];
-		resid += g->residency_ns[s];
-	}
 	fprintf(t->out, "%-9d %10.1f %10.1f %9s %9.2f %7.1f %8s" EOL, g->cpu,
-		(double)entries / sec, (double)g->entries[0] / sec,
-		top_pct(hit, sizeof(hit), polls ? (double)g->poll_hits / (double)polls : 0, polls > 0),
-		hs_top_cpu_pct(g->residency_ns[0], sec), hs_top_cpu_pct(resid, sec),
+		g->entries_per_s, g->poll_entries_per_s,
+		top_pct(hit, sizeof(hit), g->poll_hit_rate, g->poll_hit_rate >= 0),
+		g->poll_cpu_pct, g->idle_pct,
 		top_dur(win, sizeof(win), (uint64_t)g->window_last_ns, g->window_last_ns >= 0));
 }
 
@@ -153,7 +148,7 @@ static void top_guest(struct top_out *t, const struct hs_top_view *v)
 	if (!r->nguest && top_line_ok(t))
 		fprintf(t->out, "  no guest idle events in this interval" EOL);
 	for (unsigned int i = 0; i < r->nguest && top_line_ok(t); i++)
-		top_guest_row(t, &r->guest[i], v->seconds);
+		top_guest_row(t, &r->guest[i]);
 }
 
 int hs_top_write_text(FILE *out, const struct hs_top_view *v)

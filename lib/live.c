@@ -362,14 +362,11 @@ static uint64_t live_losses(struct hs_live *l)
 	return sum;
 }
 
+/* An interval's figures are per second of the interval, not of its events' span. */
 static void live_rates(struct hs_report *rep, double seconds)
 {
 	rep->duration_s = seconds;
-	for (unsigned int i = 0; i < rep->nvcpus; i++)
-		rep->vcpus[i].stats.halts_per_s = (double)rep->vcpus[i].stats.halts / seconds;
-	for (unsigned int i = 0; i < rep->nvms; i++)
-		rep->vms[i].stats.halts_per_s = (double)rep->vms[i].stats.halts / seconds;
-	rep->host.halts_per_s = (double)rep->host.halts / seconds;
+	hs_report_rates(rep, seconds);
 }
 
 /* Starts the next accounting at end and feeds it what was read early. */

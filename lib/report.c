@@ -198,7 +198,7 @@ static void hs_stats_counters(struct hs_halt_stats *s, const struct hs_vcpu_acct
 	s->flaps += v->flaps;
 }
 
-static void hs_stats_hist(struct hs_halt_stats *s, const struct hs_hist *h, double duration_s)
+static void hs_stats_hist(struct hs_halt_stats *s, const struct hs_hist *h)
 {
 	s->sum_ns = h->sum;
 	s->min_ns = h->min;
@@ -209,7 +209,6 @@ static void hs_stats_hist(struct hs_halt_stats *s, const struct hs_hist *h, doub
 	s->p99_ns = hs_hist_quantile(h, 0.99);
 	s->p999_ns = hs_hist_quantile(h, 0.999);
 	s->hit_rate = s->halts ? (double)s->poll_hits / (double)s->halts : 0;
-	s->halts_per_s = duration_s > 0 ? (double)s->halts / duration_s : 0;
 }
 
 /* Window figures summed over several threads: time-weighted mean, largest last value. */
@@ -281,8 +280,8 @@ static void hs_vcpu_whatif(struct hs_report_vcpu *r, const struct hs_vcpu_acct *
 	r->wake_overhead_ns = hs_whatif_wake_overhead_ns(v->whatif);
 }
 
-static int hs_vcpu_fill(struct hs_report *rep, struct hs_report_vcpu *r,
-			const struct hs_sel *s, const struct hs_account *acct)
+static int hs_vcpu_fill(struct hs_report_vcpu *r, const struct hs_sel *s,
+			const struct hs_account *acct)
 {
 	const struct hs_vcpu_acct *v = s->v;
 	struct hs_window_sum w = { .last = HS_WINDOW_UNKNOWN };
@@ -294,7 +293,7 @@ static int hs_vcpu_fill(struct hs_report *rep, struct hs_report_vcpu *r,
 	r->vcpu_id = v->vcpu_id;
 	memcpy(r->vm, s->vm, sizeof(r->vm));
 	hs_stats_counters(&r->stats, v);
-	hs_stats_hist(&r->stats, &v->all, rep->duration_s);
+	hs_stats_hist(&r->stats, &v->all);
 	hs_window_sum_add(&w, v);
 	hs_window_sum_put(&r->stats, &w);
 	memcpy(r->log2.poll, v->log2_poll, sizeof(r->log2.poll));
@@ -347,16 +346,16 @@ static void hs_agg_add(struct hs_agg *g, const struct hs_report_vcpu *r,
 	hs_whatif_rows_sum(g->what_if, r->what_if, g->n_what_if);
 }
 
-static void hs_agg_stats(struct hs_agg *g, double duration_s)
+static void hs_agg_stats(struct hs_agg *g)
 {
-	hs_stats_hist(&g->stats, g->hist, duration_s);
+	hs_stats_hist(&g->stats, g->hist);
 	hs_window_sum_put(&g->stats, &g->win);
 }
 
 static void hs_vm_put(struct hs_report_vm *vm, struct hs_agg *g, const struct hs_sel *s,
-		      unsigned int nvcpus, double duration_s)
+		      unsigned int nvcpus)
 {
-	hs_agg_stats(g, duration_s);
+	hs_agg_stats(g);
 	vm->tgid = s->tgid;
 	memcpy(vm->name, s->vm, sizeof(vm->name));
 	memcpy(vm->comm, s->vm_comm, sizeof(vm->comm));
@@ -384,8 +383,7 @@ static void hs_report_group(struct hs_report *rep, const struct hs_sel *sel,
 
 	for (i = 0; i < rep->nvcpus; i++) {
 		if (i > start && sel[i].tgid != sel[start].tgid) {
-			hs_vm_put(&rep->vms[rep->nvms++], vm, &sel[start], i - start,
-				  rep->duration_s);
+			hs_vm_put(&rep->vms[rep->nvms++], vm, &sel[start], i - start);
 			start = i;
 		}
 		if (i == start)
@@ -394,8 +392,8 @@ static void hs_report_group(struct hs_report *rep, const struct hs_sel *sel,
 		hs_agg_add(host, &rep->vcpus[i], sel[i].v, i == 0);
 	}
 	if (rep->nvcpus)
-		hs_vm_put(&rep->vms[rep->nvms++], vm, &sel[start], i - start, rep->duration_s);
-	hs_agg_stats(host, rep->duration_s);
+		hs_vm_put(&rep->vms[rep->nvms++], vm, &sel[start], i - start);
+	hs_agg_stats(host);
 	rep->host = host->stats;
 	rep->host_log2 = host->log2;
 	memcpy(rep->host_what_if, host->what_if, sizeof(rep->host_what_if));
@@ -521,7 +519,7 @@ static int hs_report_vcpus(struct hs_report *rep, const struct hs_account *acct,
 		goto out;
 	for (i = 0; i < (unsigned int)n; i++) {
 		rep->nvcpus++;
-		if (hs_vcpu_fill(rep, &rep->vcpus[i], &sel[i], acct))
+		if (hs_vcpu_fill(&rep->vcpus[i], &sel[i], acct))
 			goto out;
 	}
 	ret = hs_report_vms(rep, sel);
@@ -694,6 +692,65 @@ static void hs_report_warnings(struct hs_report *rep, const struct hs_account *a
 		hs_report_warn_filter(rep, f);
 }
 
+static void hs_stats_rates(struct hs_halt_stats *s, double seconds)
+{
+	s->halts_per_s = seconds > 0 ? (double)s->halts / seconds : 0;
+	s->poll_cpu_pct = seconds > 0 ? (double)s->poll_ns / (seconds * 1e9) * 100 : 0;
+}
+
+static void hs_whatif_per_vcpu(struct hs_whatif_row *rows, unsigned int n, unsigned int nvcpus)
+{
+	for (unsigned int i = 0; i < n; i++)
+		rows[i].poll_cpu_pct_per_vcpu = rows[i].poll_cpu_pct / (nvcpus ? nvcpus : 1);
+}
+
+static void hs_guest_rates(struct hs_report_guest_cpu *g, double seconds)
+{
+	uint64_t polls = g->poll_hits + g->poll_misses;
+
+	g->entries_total = g->residency_total_ns = 0;
+	for (unsigned int s = 0; s < HS_IDLE_STATES; s++) {
+		g->entries_total += g->entries[s];
+		g->residency_total_ns += g->residency_ns[s];
+		g->residency_pct[s] = seconds > 0 ? (double)g->residency_ns[s] / (seconds * 1e9) * 100
+						  : -1;
+	}
+	g->entries_per_s = seconds > 0 ? (double)g->entries_total / seconds : -1;
+	g->poll_entries_per_s = seconds > 0 ? (double)g->entries[0] / seconds : -1;
+	g->idle_pct = seconds > 0 ? (double)g->residency_total_ns / (seconds * 1e9) * 100 : -1;
+	g->poll_cpu_pct = g->residency_pct[0];
+	g->poll_hit_rate = polls ? (double)g->poll_hits / (double)polls : -1;
+}
+
+void hs_report_rates(struct hs_report *rep, double seconds)
+{
+	unsigned int vm_active;
+
+	rep->span_s = seconds;
+	rep->active_vcpus = 0;
+	hs_stats_rates(&rep->host, seconds);
+	for (unsigned int i = 0; i < rep->nvcpus; i++) {
+		struct hs_report_vcpu *v = &rep->vcpus[i];
+
+		hs_stats_rates(&v->stats, seconds);
+		hs_whatif_per_vcpu(v->what_if, v->n_what_if, 1);
+		rep->active_vcpus += v->stats.halts > 0;
+	}
+	for (unsigned int i = 0; i < rep->nvms; i++) {
+		struct hs_report_vm *m = &rep->vms[i];
+
+		hs_stats_rates(&m->stats, seconds);
+		vm_active = 0;
+		for (unsigned int k = 0; k < rep->nvcpus; k++)
+			vm_active += hs_report_vcpu_in_vm(&rep->vcpus[k], m) &&
+				     rep->vcpus[k].stats.halts > 0;
+		hs_whatif_per_vcpu(m->what_if, m->n_what_if, vm_active);
+	}
+	hs_whatif_per_vcpu(rep->host_what_if, rep->n_host_what_if, rep->active_vcpus);
+	for (unsigned int i = 0; i < rep->nguest; i++)
+		hs_guest_rates(&rep->guest[i], seconds);
+}
+
 /* Returns 0 or -ENOMEM (rep is then freed and empty). acct must be finished. */
 int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
 		    const struct hs_report_filter *filter,
@@ -708,6 +765,7 @@ int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
 		hs_report_free(rep);
 		return -ENOMEM;
 	}
+	hs_report_rates(rep, rep->duration_s);
 	hs_report_warnings(rep, acct, filter, filtered_out);
 	if (advice && advice->enabled)
 		hs_advice_build(rep, advice);

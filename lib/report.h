@@ -23,7 +23,8 @@ struct hs_halt_stats {
 	uint64_t p50_ns, p90_ns, p99_ns, p999_ns;
 	double hit_rate;		/* poll_hits / halts, 0 when no halts */
 	uint64_t poll_ns;		/* time spent polling: hits' ns + misses' window */
-	double halts_per_s;
+	double halts_per_s;		/* per second of the report's span */
+	double poll_cpu_pct;		/* poll_ns over the span, percent of one CPU */
 	/* window timeline */
 	uint64_t grows, shrinks, flaps;
 	double window_mean_ns;		/* time-weighted; -1 unknown */
@@ -95,7 +96,14 @@ struct hs_report_guest_cpu {
 	int cpu;
 	uint64_t entries[HS_IDLE_STATES];
 	uint64_t residency_ns[HS_IDLE_STATES];
+	uint64_t entries_total, residency_total_ns;
+	/* over the report's span: per second, and percent of the span; -1 without a span */
+	double entries_per_s, poll_entries_per_s;
+	double residency_pct[HS_IDLE_STATES];
+	double idle_pct;
+	double poll_cpu_pct;		/* state 0 (POLL) residency: the CPU the guest spent polling */
 	uint64_t poll_hits, poll_misses;
+	double poll_hit_rate;		/* hits / (hits + misses), -1 without a POLL */
 	uint64_t grows, shrinks;
 	double window_mean_ns;		/* -1 unknown */
 	int64_t window_last_ns;
@@ -118,8 +126,10 @@ struct hs_report {
 	uint64_t events_wakeup, events_poll_ns, events_idle, events_guest_poll;
 	double lost_pct;		/* lost / (recorded + lost) * 100, -1 unknown */
 
+	double span_s;			/* what the per-second figures are per (hs_report_rates) */
 	struct hs_report_vcpu *vcpus;
 	unsigned int nvcpus;
+	unsigned int active_vcpus;	/* with at least one halt */
 	struct hs_report_vm *vms;
 	unsigned int nvms;
 	struct hs_halt_stats host;
@@ -175,6 +185,11 @@ int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
 		    const struct hs_report_filter *filter,
 		    const struct hs_advice_opts *advice);
 void hs_report_free(struct hs_report *rep);
+/*
+ * The per-second figures (rates, polling CPU, guest shares) over seconds:
+ * hs_report_build() uses the events' span; a live view its interval.
+ */
+void hs_report_rates(struct hs_report *rep, double seconds);
 void hs_report_warn(struct hs_report *rep, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

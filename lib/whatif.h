@@ -38,6 +38,7 @@ struct hs_whatif_row {
 	double poll_cpu_s;		/* CPU seconds spent polling */
 	double miss_cpu_s;		/* of which wasted on misses */
 	double poll_cpu_pct;		/* percent of one CPU over the span */
+	double poll_cpu_pct_per_vcpu;	/* the same per halting vCPU, for VM and host sums */
 	double flaps_per_s;
 	uint64_t grows, shrinks;
 };

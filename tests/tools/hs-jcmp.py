@@ -17,7 +17,8 @@ if mode.startswith('meta'):
              'rank'}
 if mode.endswith('ts'):
     DROP |= {'duration_s', 'first_ts_ns', 'last_ts_ns', 'halts_per_s', 'flaps_per_s',
-             'poll_cpu_pct', 'mean_ns', 'residency_ns', 'advice', 'kvm'}
+             'poll_cpu_pct', 'poll_cpu_pct_per_vcpu', 'mean_ns', 'residency_ns', 'residency_pct',
+             'idle_pct', 'advice', 'kvm'}
 KVM_WORDS = ('kvm was loaded', 'no kvm event formats', 'whether kvm was loaded')
 def norm(x):
     if isinstance(x, dict):
