@@ -26,22 +26,19 @@ static void hs_copy_name(char *dst, size_t size, const char *src)
 
 void hs_account_thread(struct hs_account *a, int tid, int tgid, const char *comm)
 {
-	long i = hs_imap_get(&a->thread_map, tid);
+	bool added;
+	long i = hs_itable_slot(&a->thread_map, (void **)&a->threads, &a->nthreads,
+				&a->cap_threads, sizeof(*a->threads), tid, HS_ACCOUNT_MAX_NAMES,
+				&added);
 	struct hs_thread_info *t;
 
-	if (i < 0) {
-		if (a->nthreads >= HS_ACCOUNT_MAX_NAMES ||
-		    hs_array_reserve((void **)&a->threads, &a->cap_threads, a->nthreads,
-				     sizeof(*a->threads)) ||
-		    hs_imap_put(&a->thread_map, tid, a->nthreads))
-			return;	/* without the name the report falls back to the tid */
-		i = a->nthreads++;
-		t = &a->threads[i];
-		memset(t, 0, sizeof(*t));
+	if (i < 0)
+		return;	/* without the name the report falls back to the tid */
+	t = &a->threads[i];
+	if (added) {
 		t->tid = tid;
 		t->tgid = -1;
 	}
-	t = &a->threads[i];
 	if (tgid >= 0)
 		t->tgid = tgid;
 	hs_copy_name(t->comm, sizeof(t->comm), comm);
@@ -49,21 +46,15 @@ void hs_account_thread(struct hs_account *a, int tid, int tgid, const char *comm
 
 void hs_account_process(struct hs_account *a, int tgid, const char *comm, const char *vm_name)
 {
-	long i = hs_imap_get(&a->proc_map, tgid);
+	bool added;
+	long i = hs_itable_slot(&a->proc_map, (void **)&a->procs, &a->nprocs, &a->cap_procs,
+				sizeof(*a->procs), tgid, HS_ACCOUNT_MAX_NAMES, &added);
 	struct hs_process_info *p;
 
-	if (i < 0) {
-		if (a->nprocs >= HS_ACCOUNT_MAX_NAMES ||
-		    hs_array_reserve((void **)&a->procs, &a->cap_procs, a->nprocs,
-				     sizeof(*a->procs)) ||
-		    hs_imap_put(&a->proc_map, tgid, a->nprocs))
-			return;	/* the report falls back to "pid TGID" */
-		i = a->nprocs++;
-		p = &a->procs[i];
-		memset(p, 0, sizeof(*p));
-		p->tgid = tgid;
-	}
+	if (i < 0)
+		return;	/* the report falls back to "pid TGID" */
 	p = &a->procs[i];
+	p->tgid = tgid;
 	if (comm)
 		hs_copy_name(p->comm, sizeof(p->comm), comm);
 	if (vm_name)

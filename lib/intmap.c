@@ -74,3 +74,17 @@ int hs_array_reserve(void **arr, unsigned int *cap, unsigned int n, size_t elem)
 	return 0;
 }
 
+long hs_itable_slot(struct hs_imap *m, void **arr, unsigned int *n, unsigned int *cap,
+		    size_t elem, int key, unsigned int max, bool *added)
+{
+	long i = hs_imap_get(m, key);
+
+	*added = false;
+	if (i >= 0)
+		return i;
+	if (*n >= max || hs_array_reserve(arr, cap, *n, elem) || hs_imap_put(m, key, *n))
+		return -1;
+	memset((char *)*arr + (size_t)*n * elem, 0, elem);
+	*added = true;
+	return (long)(*n)++;
+}

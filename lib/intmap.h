@@ -2,6 +2,7 @@
 #ifndef HS_INTMAP_H
 #define HS_INTMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,5 +43,13 @@ void hs_imap_free(struct hs_imap *m);
 
 /* Makes room for one more element in a growable array: 0 or -ENOMEM. */
 int hs_array_reserve(void **arr, unsigned int *cap, unsigned int n, size_t elem);
+
+/*
+ * A growable array of elem-sized entries found by an int key through m:
+ * the index of key's entry, or of a new zeroed one at the end (*added set),
+ * or -1 when max entries are there already or memory runs out.
+ */
+long hs_itable_slot(struct hs_imap *m, void **arr, unsigned int *n, unsigned int *cap,
+		    size_t elem, int key, unsigned int max, bool *added);
 
 #endif

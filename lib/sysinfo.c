@@ -11,8 +11,7 @@
 #include "sysinfo.h"
 #include "vmm.h"
 
-/* Reads a small text file into buf without the trailing newline; -1 when unreadable. */
-static int read_line(const char *path, char *buf, size_t n)
+ssize_t hs_sysinfo_read(const char *path, char *buf, size_t n)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t r;
@@ -24,6 +23,14 @@ static int read_line(const char *path, char *buf, size_t n)
 	if (r < 0)
 		return -1;
 	buf[r] = '\0';
+	return r;
+}
+
+/* A small text file's first line into buf; -1 when unreadable. */
+static int read_line(const char *path, char *buf, size_t n)
+{
+	if (hs_sysinfo_read(path, buf, n) < 0)
+		return -1;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }

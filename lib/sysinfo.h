@@ -3,6 +3,7 @@
 #define HS_SYSINFO_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "meta.h"
 
@@ -18,6 +19,9 @@
  * governor and state names, CPU count. What is not here stays unknown.
  */
 void hs_sysinfo_facts(struct hs_meta *m);
+
+/* A small file (sysfs, /proc) into buf, NUL-terminated: its length, or -1 when unreadable. */
+ssize_t hs_sysinfo_read(const char *path, char *buf, size_t n);
 
 /* "sysname nodename release version machine" (what trace-cmd stores) and the release alone. */
 int hs_sysinfo_uname(char *full, size_t fn, char *release, size_t rn);

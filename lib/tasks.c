@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "intmap.h"
+#include "sysinfo.h"
 #include "tasks.h"
 #include "vmm.h"
 
@@ -81,43 +83,40 @@ static void tasks_copy_comm(char *dst, const char *src)
 static struct tasks_thread *tasks_thread(struct hs_tasks *t, int tid, bool create)
 {
 	long i = hs_imap_get(&t->thread_map, tid);
-	struct tasks_thread *th;
+	bool added;
 
 	if (i >= 0)
 		return &t->threads[i];
 	if (!create || tid <= 0)
 		return NULL;
-	if (hs_array_reserve((void **)&t->threads, &t->cap_threads, t->nthreads,
-			     sizeof(*t->threads)) ||
-	    hs_imap_put(&t->thread_map, tid, t->nthreads)) {
+	i = hs_itable_slot(&t->thread_map, (void **)&t->threads, &t->nthreads, &t->cap_threads,
+			   sizeof(*t->threads), tid, UINT_MAX, &added);
+	if (i < 0) {
 		t->oom = 1;
 		return NULL;
 	}
-	th = &t->threads[t->nthreads++];
-	memset(th, 0, sizeof(*th));
-	th->pub.tid = tid;
-	th->pub.tgid = -1;
-	return th;
+	t->threads[i].pub.tid = tid;
+	t->threads[i].pub.tgid = -1;
+	return &t->threads[i];
 }
 
 static struct tasks_process *tasks_process(struct hs_tasks *t, int tgid, bool create)
 {
 	long i = hs_imap_get(&t->proc_map, tgid);
-	struct tasks_process *p;
+	bool added;
 
 	if (i >= 0)
 		return &t->procs[i];
 	if (!create || tgid <= 0)
 		return NULL;
-	if (hs_array_reserve((void **)&t->procs, &t->cap_procs, t->nprocs, sizeof(*t->procs)) ||
-	    hs_imap_put(&t->proc_map, tgid, t->nprocs)) {
+	i = hs_itable_slot(&t->proc_map, (void **)&t->procs, &t->nprocs, &t->cap_procs,
+			   sizeof(*t->procs), tgid, UINT_MAX, &added);
+	if (i < 0) {
 		t->oom = 1;
 		return NULL;
 	}
-	p = &t->procs[t->nprocs++];
-	memset(p, 0, sizeof(*p));
-	p->pub.tgid = tgid;
-	return p;
+	t->procs[i].pub.tgid = tgid;
+	return &t->procs[i];
 }
 
 /* A thread's name; the main thread's is its process's too. */
@@ -132,24 +131,9 @@ static void tasks_name(struct hs_tasks *t, struct tasks_thread *th, const char *
 
 /* ---- /proc ---- */
 
-static ssize_t tasks_read(const char *path, char *buf, size_t n)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t r;
-
-	if (fd < 0)
-		return -1;
-	r = read(fd, buf, n - 1);
-	close(fd);
-	if (r < 0)
-		return -1;
-	buf[r] = '\0';
-	return r;
-}
-
 static bool tasks_read_comm(const char *path, char *comm, size_t n)
 {
-	ssize_t r = tasks_read(path, comm, n);
+	ssize_t r = hs_sysinfo_read(path, comm, n);
 
 	if (r <= 0)
 		return false;
@@ -164,7 +148,7 @@ static void tasks_learn_cmdline(struct tasks_process *p)
 	ssize_t r;
 
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", p->pub.tgid);
-	r = tasks_read(path, buf, sizeof(buf));
+	r = hs_sysinfo_read(path, buf, sizeof(buf));
 	if (r > 0)
 		hs_vmm_vm_name(buf, (size_t)r, p->pub.vm_name, sizeof(p->pub.vm_name));
 }
@@ -352,7 +336,7 @@ void hs_tasks_refresh(struct hs_tasks *t, int tid)
 	if (th && th->exited)
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	if (tasks_read(path, status, sizeof(status)) <= 0 || !(g = strstr(status, "\nTgid:")))
+	if (hs_sysinfo_read(path, status, sizeof(status)) <= 0 || !(g = strstr(status, "\nTgid:")))
 		return;
 	tgid = atoi(g + 6);
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", tgid, tid);
