@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "gaps.h"
 
 /*
  * A real halt workload: tiny VMs through /dev/kvm whose single vCPU loops on
@@ -14,45 +15,10 @@
  * through an `out` after exactly the requested number, so the number of
  * kvm_vcpu_wakeup events each vCPU thread produces is known in advance.
  *
- * Gap patterns are shared with the synthetic trace generator
- * (tests/tools/hs-synth.c), so a synthetic and a real run can be compared.
+ * The gaps between wakes come from lib/gaps.h, shared with the synthetic
+ * trace generator (tests/tools/hs-synth.c) and the replay, so a synthetic
+ * and a real run can be compared.
  */
-enum hs_gap_kind {
-	HS_GAP_LIST,		/* ns[0..n) cycled; a period is a list of one */
-	HS_GAP_EXP,		/* exponential with mean ns[0], seeded */
-};
-
-#define HS_GAP_MAX 64
-
-struct hs_gap_pattern {
-	enum hs_gap_kind kind;
-	unsigned int n;
-	uint64_t ns[HS_GAP_MAX];
-	uint64_t seed;
-};
-
-struct hs_gap_gen {
-	const struct hs_gap_pattern *p;
-	uint64_t i;
-	uint64_t rng;
-	const uint64_t *seq;		/* added: a recorded sequence replayed instead of p */
-	uint64_t nseq;
-};
-
-/* Added: a recorded gap sequence for one VM (haltstat replay). */
-struct hs_gap_seq {
-	const uint64_t *ns;
-	uint64_t n;
-};
-
-/* "30us,100us,600us" (cycled), "period:250us", "exp:200us" (seed set apart). */
-int hs_gap_pattern_parse(const char *spec, struct hs_gap_pattern *p, struct hs_error *err);
-/* stream: one independent sequence per vCPU (exponential patterns). */
-void hs_gap_gen_init(struct hs_gap_gen *g, const struct hs_gap_pattern *p, unsigned int stream);
-/* Added: replays seq[0..n) (cycled past the end); seq must outlive g. */
-void hs_gap_gen_init_seq(struct hs_gap_gen *g, const uint64_t *seq, uint64_t n);
-uint64_t hs_gap_gen_next(struct hs_gap_gen *g);
-
 struct hs_kvmload_params {
 	unsigned int nvms;
 	uint64_t halts;			/* per VM, 1 .. HS_KVMLOAD_MAX_HALTS */
