@@ -29,7 +29,7 @@ for c in record report advise top diff; do
 	src=$HS_TOP/cmd/$c.c
 	[ -e "$src" ] && [ -e "$D/haltstat-$c.1" ] || continue
 	missing=""
-	for o in $(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)",.*/\1/p' "$src"); do
+	for o in $(cmd_long_options "$c"); do
 		grep -q -- "\\\\-\\\\-${o//-/\\\\-}" "$D/haltstat-$c.1" || missing+=" --$o"
 	done
 	check_eq "man-$c-options" "" "$missing"
