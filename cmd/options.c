@@ -26,6 +26,25 @@ const char *cmd_kernel_era_choices(void)
 	return buf;
 }
 
+/* One line an era: its name, a tab, its kernels and what sets it apart. */
+int cmd_help_kernel_eras(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	for (unsigned int i = 0; i < HS_ERA_COUNT; i++) {
+		const struct hs_era *e = hs_kernel_era_get((enum hs_kernel_era)i);
+		const struct hs_era *next = i + 1 < HS_ERA_COUNT ? e + 1 : NULL;
+
+		printf("%s\tkernels ", e->name);
+		if (i)
+			printf("from %u.%u", e->since_major, e->since_minor);
+		if (next)
+			printf("%sbefore %u.%u", i ? ", " : "", next->since_major, next->since_minor);
+		printf(": %s\n", e->about);
+	}
+	return fflush(stdout) || ferror(stdout) ? HS_ERR_OUTPUT : 0;
+}
+
 void cmd_usage_options(FILE *out, unsigned int which)
 {
 	if (which & CMD_USE_INPUT)

@@ -46,6 +46,9 @@ void cmd_usage_options(FILE *out, unsigned int which);
 /* "4.4, 5.x, 6.1 or 6.11": the era names of lib/era.h. */
 const char *cmd_kernel_era_choices(void);
 
+/* haltstat help kernel-eras: the eras, one a line ("NAME<TAB>summary"). */
+int cmd_help_kernel_eras(int argc, char **argv);
+
 /* What the what-if and the advice do unless told: the recording decides. */
 void cmd_whatif_defaults(struct hs_whatif_opts *w);
 void cmd_advice_defaults(struct hs_advice_opts *a);

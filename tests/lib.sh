@@ -25,3 +25,7 @@ cmd_long_options() {
 		sed -n "s/^#define $m[[:space:]]*{ \"\([a-z-]*\)\",.*/\1/p" "$HS_TOP/cmd/options.h"
 	done
 }
+# man_page NAME: the page as installed (made from doc/NAME.1.in, or doc/NAME.1)
+man_page() { if [ -e "$HS_BUILD/doc/$1.1" ]; then echo "$HS_BUILD/doc/$1.1"; else echo "$HS_TOP/doc/$1.1"; fi; }
+# kernel_eras: the era names, one a line, as the binary lists them (lib/era.h)
+kernel_eras() { "$HALTSTAT" help kernel-eras | cut -f1; }
