@@ -33,6 +33,9 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
+# Man pages made from doc/*.1.in: the kernel-era names come from the binary.
+MAN_INS   := $(sort $(wildcard doc/*.1.in))
+MAN_GEN   := $(MAN_INS:doc/%.1.in=$(BUILD)/doc/%.1)
 
 # What a fresh Debian 12 machine needs to build, test and benchmark.
 DEB_BUILD := build-essential pkg-config libtraceevent-dev libtracefs-dev \
@@ -41,8 +44,8 @@ DEB_TEST  := trace-cmd librsvg2-bin util-linux procps time clang libclang-rt-14-
              python3-jsonschema python3-prometheus-client zsh fish groff-base man-db \
              tmux valgrind libxml2-utils linux-perf prometheus cmark-gfm
 
-.PHONY: all deps check bench clean install uninstall tools fuzz fuzz-smoke fuzz-build
-all: haltstat tools
+.PHONY: all deps check bench clean install uninstall tools man fuzz fuzz-smoke fuzz-build
+all: haltstat tools man
 
 haltstat: $(BUILD)/haltstat
 	ln -sf $< $@
@@ -74,11 +77,25 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libhaltstat.a
 
 tools: $(TOOL_BINS) $(UNIT_BINS)
 
+# The @KERNEL_ERAS@ line becomes ".BR 4.4 ", " 5.x ", " 6.1 " or " 6.11"; the
+# template's first line (a comment about it) is left out.
+$(BUILD)/doc/%.1: doc/%.1.in $(BUILD)/haltstat
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  MAN     $@")
+	$(Q)$(BUILD)/haltstat help kernel-eras >$@.eras
+	$(Q)awk -F '\t' 'NR == FNR { era[++n] = $$1; next } FNR == 1 { next } \
+		$$0 == "@KERNEL_ERAS@" { s = ".BR"; for (i = 1; i <= n; i++) \
+			s = s " " era[i] (i < n - 1 ? " \", \"" : i == n - 1 ? " \" or \"" : ""); \
+			$$0 = s } { print }' $@.eras $< >$@.tmp
+	$(Q)rm -f $@.eras && mv $@.tmp $@
+
+man: $(MAN_GEN)
+
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_BUILD) $(DEB_TEST)
 
-check: haltstat tools
+check: haltstat tools man
 	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/run.sh
 
 bench: haltstat tools
@@ -123,7 +140,7 @@ fuzz: fuzz-build
 fuzz-smoke: fuzz-build
 	@FUZZ_DIR=$(FUZZ_DIR) FUZZ_RUNS=$(FUZZ_SMOKE_RUNS) FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) FUZZ_SMOKE=1 tests/fuzz/run.sh
 
-install: haltstat
+install: haltstat man
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions \
 		$(DESTDIR)$(DATADIR)/zsh/vendor-completions \
@@ -133,7 +150,7 @@ install: haltstat
 	install -m 644 formats/report.schema.json formats/diff.schema.json \
 		formats/top.schema.json $(DESTDIR)$(DATADIR)/haltstat/
 	install -m 644 contrib/grafana/haltstat.json $(DESTDIR)$(DATADIR)/haltstat/grafana-dashboard.json
-	for f in doc/*.1; do [ -e "$$f" ] && install -m 644 $$f $(DESTDIR)$(MANDIR)/man1/; done; true
+	for f in doc/*.1 $(MAN_GEN); do [ -e "$$f" ] && install -m 644 $$f $(DESTDIR)$(MANDIR)/man1/; done; true
 	[ ! -e completions/haltstat.bash ] || install -m 644 completions/haltstat.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/haltstat
 	[ ! -e completions/_haltstat ] || install -m 644 completions/_haltstat $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_haltstat
 	[ ! -e completions/haltstat.fish ] || install -m 644 completions/haltstat.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/haltstat.fish

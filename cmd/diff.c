@@ -5,7 +5,6 @@
  * matches and subtracts, formats/diff_*.c render.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +16,7 @@
 #include "../lib/error.h"
 #include "../lib/report.h"
 #include "builtin.h"
+#include "options.h"
 
 struct diff_params {
 	const char *input[2];
@@ -36,38 +36,45 @@ static void diff_usage(FILE *out)
 "their order within the same VM; those found on one side only are listed.\n"
 "A and B are anything 'haltstat report' reads (- for stdin, once).\n"
 "\n"
-"      --json     one JSON document (schema haltstat.diff/1, see diff.schema.json)\n"
-"  -h, --help     this help\n"
+"      --json              one JSON document (schema haltstat.diff/1, see\n"
+"                          diff.schema.json)\n");
+	cmd_usage_options(out, CMD_USE_HELP);
+	fprintf(out,
 "\n"
 "Exit status: 0 success, 1 runtime error, 2 usage, 3 bad or unreadable input,\n"
 "7 output not writable.\n");
 }
 
-enum { OPT_JSON = 1000 };
+enum { OPT_JSON = CMD_OPT_OWN };
+
+static int diff_parse_one(void *params, int opt, const char *arg)
+{
+	struct diff_params *p = params;
+
+	(void)arg;
+	if (opt != OPT_JSON)
+		return cmd_usage_error("diff", "unknown option");
+	p->json = true;
+	return 0;
+}
 
 /* Returns 0 to go on, -1 after --help, or an exit status > 0. */
 static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 {
 	static const struct option opts[] = {
 		{ "json",	no_argument,	NULL, OPT_JSON },
-		{ "help",	no_argument,	NULL, 'h' },
+		CMD_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	static const struct cmd_parser parser = {
+		"diff", "h", opts, diff_usage, diff_parse_one, true,
+	};
+	int ret;
 
 	memset(p, 0, sizeof(*p));
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			diff_usage(stdout);
-			return -1;
-		}
-		if (c != OPT_JSON)
-			return cmd_usage_error("diff", "bad or incomplete option '%s'",
-					       argv[optind - 1]);
-		p->json = true;
-	}
+	ret = cmd_parse_options(&parser, p, argc, argv);
+	if (ret)
+		return ret;
 	if (argc - optind != 2)
 		return cmd_usage_error("diff", "want two recordings, A and B (see --help)");
 	p->input[0] = argv[optind];

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "options.h"
 
 struct cmd_entry {
 	const char *name;
@@ -25,12 +26,19 @@ static const struct cmd_entry commands[] = {
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+/* haltstat help TOPIC, besides the commands */
+static const struct cmd_entry help_topics[] = {
+	{ "kernel-eras", cmd_help_kernel_eras, "the kernel eras --kernel-era takes" },
+};
+
 static void haltstat_usage(FILE *out)
 {
 	fprintf(out, "usage: haltstat [--version] [--help] COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "  %-8s %s\n", "help", "show a command's usage");
+	for (size_t i = 0; i < sizeof(help_topics) / sizeof(help_topics[0]); i++)
+		fprintf(out, "  %-8s help %s: %s\n", "", help_topics[i].name, help_topics[i].summary);
 	fprintf(out, "\nSee 'haltstat COMMAND --help' and haltstat(1). Exit status: 0 success, "
 		"1 runtime error, 2 usage, 3 bad input, 4 permission, 5 tracefs,\n"
 		"6 no events, 7 output, 8 KVM, 9 command failed to start.\n");
@@ -65,6 +73,9 @@ int main(int argc, char **argv)
 			haltstat_usage(stdout);
 			return 0;
 		}
+		for (size_t i = 0; i < sizeof(help_topics) / sizeof(help_topics[0]); i++)
+			if (!strcmp(argv[2], help_topics[i].name))
+				return help_topics[i].fn(argc - 2, argv + 2);
 		cmd = find_command(argv[2]);
 		if (!cmd)
 			return cmd_usage_error("help", "unknown command '%s'", argv[2]);

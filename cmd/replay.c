@@ -4,7 +4,6 @@
  * each setting and prints the what-if's prediction next to what KVM did.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +15,9 @@
 #include "../lib/kvmload.h"
 #include "../lib/parse.h"
 #include "../lib/replay.h"
-#include "../lib/sim.h"
 #include "../lib/whatif.h"
 #include "builtin.h"
-
-#define REPLAY_DEFAULT_INPUT "haltstat.dat"
+#include "options.h"
 
 struct replay_params {
 	const char *input;
@@ -35,58 +32,57 @@ static void replay_usage(FILE *out)
 {
 	fprintf(out,
 "usage: haltstat replay [-i FILE] [--settings LIST] [--runs N] [--max-halts N]\n"
-"                       [--max-vcpus N] [--pin | --no-pin] [--kernel-era E]\n"
+"                       [--max-vcpus N] [--pin | --no-pin] [--kernel-era ERA]\n"
 "                       [--predict-only] [--json]\n"
 "\n"
 "Replays each recorded vCPU's times to wake in a throwaway VM (needs /dev/kvm)\n"
 "at each halt_poll_ns through KVM_CAP_HALT_POLL, and prints the what-if's\n"
 "predicted hit rate and polling CPU next to the ones KVM measured.\n"
-"\n"
-"  -i, --input FILE        recording to read (default " REPLAY_DEFAULT_INPUT "; - reads stdin)\n"
+"\n");
+	cmd_usage_options(out, CMD_USE_INPUT);
+	fprintf(out,
 "      --settings LIST     halt_poll_ns values, e.g. 0,50000,200000\n"
 "                          (default: the recorded one, 50000, 200000, 400000)\n"
 "      --runs N            runs per setting (default %d, at most %d)\n"
 "      --max-halts N       halts replayed per vCPU, the first ones (default %d)\n"
 "      --max-vcpus N       VMs at most (default: one per CPU)\n"
-"      --pin, --no-pin     pin the waker and the vCPUs apart (default: pin with >= 2 CPUs)\n"
-"      --kernel-era E      predict with this kernel's algorithm: 4.4, 5.x, 6.1 or 6.11\n"
-"      --predict-only      no VMs: the predictions alone\n"
-"      --json              JSON output\n"
-"  -h, --help              this help\n",
+"      --pin, --no-pin     pin the waker and the vCPUs apart (default: pin with >= 2 CPUs)\n",
 		HS_REPLAY_DEFAULT_RUNS, HS_REPLAY_MAX_RUNS, HS_REPLAY_DEFAULT_MAX_HALTS);
+	cmd_usage_options(out, CMD_USE_KERNEL_ERA);
+	fprintf(out,
+"      --predict-only      no VMs: the predictions alone\n"
+"      --json              JSON output\n");
+	cmd_usage_options(out, CMD_USE_HELP);
 }
 
 enum {
-	OPT_SETTINGS = 256, OPT_RUNS, OPT_MAX_HALTS, OPT_MAX_VCPUS, OPT_PIN, OPT_NO_PIN,
-	OPT_ERA, OPT_PREDICT_ONLY, OPT_JSON,
+	OPT_SETTINGS = CMD_OPT_OWN, OPT_RUNS, OPT_MAX_HALTS, OPT_MAX_VCPUS, OPT_PIN, OPT_NO_PIN,
+	OPT_PREDICT_ONLY, OPT_JSON,
 };
 
 static const struct option replay_options[] = {
-	{ "input",		required_argument,	NULL, 'i' },
+	CMD_OPTION_INPUT,
 	{ "settings",		required_argument,	NULL, OPT_SETTINGS },
 	{ "runs",		required_argument,	NULL, OPT_RUNS },
 	{ "max-halts",		required_argument,	NULL, OPT_MAX_HALTS },
 	{ "max-vcpus",		required_argument,	NULL, OPT_MAX_VCPUS },
 	{ "pin",		no_argument,		NULL, OPT_PIN },
 	{ "no-pin",		no_argument,		NULL, OPT_NO_PIN },
-	{ "kernel-era",		required_argument,	NULL, OPT_ERA },
+	CMD_OPTION_KERNEL_ERA,
 	{ "predict-only",	no_argument,		NULL, OPT_PREDICT_ONLY },
 	{ "json",		no_argument,		NULL, OPT_JSON },
-	{ "help",		no_argument,		NULL, 'h' },
+	CMD_OPTION_HELP,
 	{ NULL, 0, NULL, 0 },
 };
 
 static void replay_defaults(struct replay_params *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->input = REPLAY_DEFAULT_INPUT;
+	p->input = CMD_DEFAULT_INPUT;
 	p->max_halts = HS_REPLAY_DEFAULT_MAX_HALTS;
 	p->replay.runs = HS_REPLAY_DEFAULT_RUNS;
 	p->replay.pin = -1;
-	p->acct.whatif.recorded_max_ns = -1;
-	p->acct.whatif.grow = -1;
-	p->acct.whatif.grow_start = -1;
-	p->acct.whatif.shrink = -1;
+	cmd_whatif_defaults(&p->acct.whatif);
 }
 
 static int replay_parse_settings(struct replay_params *p, const char *arg)
@@ -112,8 +108,9 @@ static int replay_parse_count(const char *opt, const char *arg, uint64_t max, ui
 	return 0;
 }
 
-static int replay_parse_one(struct replay_params *p, int opt, const char *arg)
+static int replay_parse_one(void *params, int opt, const char *arg)
 {
+	struct replay_params *p = params;
 	uint64_t v = 0;
 	int ret;
 
@@ -132,40 +129,24 @@ static int replay_parse_one(struct replay_params *p, int opt, const char *arg)
 		return ret;
 	case OPT_PIN: p->replay.pin = 1; return 0;
 	case OPT_NO_PIN: p->replay.pin = 0; return 0;
-	case OPT_ERA:
-		if (hs_kernel_era_parse(arg, &p->acct.whatif.era))
-			return cmd_usage_error("replay", "bad --kernel-era '%s' (4.4, 5.x, 6.1 or 6.11)", arg);
-		p->acct.whatif.era_forced = true;
-		return 0;
 	case OPT_PREDICT_ONLY: p->predict_only = true; return 0;
 	case OPT_JSON: p->json = true; return 0;
-	default: return cmd_usage_error("replay", "unknown option");
+	default: return cmd_parse_whatif_option("replay", opt, arg, &p->acct.whatif, NULL);
 	}
 }
 
 /* Returns 0 to go on, -1 after --help, or an exit status. */
 static int replay_parse_args(int argc, char **argv, struct replay_params *p)
 {
-	int opt, ret;
+	static const struct cmd_parser parser = {
+		"replay", "i:h", replay_options, replay_usage, replay_parse_one, false,
+	};
+	int ret;
 
 	replay_defaults(p);
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:h", replay_options, NULL)) != -1) {
-		if (opt == 'h') {
-			replay_usage(stdout);
-			return -1;
-		}
-		if (opt == ':')
-			return cmd_usage_error("replay", "option '%s' needs a value", argv[optind - 1]);
-		if (opt == '?')
-			return cmd_usage_error("replay", "unknown option '%s'", argv[optind - 1]);
-		ret = replay_parse_one(p, opt, optarg);
-		if (ret)
-			return ret;
-	}
-	if (optind < argc)
-		return cmd_usage_error("replay", "unexpected argument '%s'", argv[optind]);
+	ret = cmd_parse_options(&parser, p, argc, argv);
+	if (ret)
+		return ret;
 	/* the accounting's own what-if table is not shown: one row keeps it cheap */
 	p->acct.whatif.ncandidates = 1;
 	p->acct.whatif.keep_gaps = p->max_halts;

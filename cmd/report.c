@@ -5,9 +5,7 @@
  * JSON or CSV. Parsing and presentation only; the numbers come from lib/.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +17,10 @@
 #include "../lib/error.h"
 #include "../lib/parse.h"
 #include "../lib/report.h"
-#include "../lib/sim.h"
 #include "../lib/whatif.h"
 #include "builtin.h"
+#include "options.h"
 
-#define REPORT_DEFAULT_INPUT		"haltstat.dat"
 #define REPORT_DEFAULT_BUCKET_NS	10000
 #define REPORT_DEFAULT_ENTRIES		50
 #define REPORT_MAX_ENTRIES		100000
@@ -62,8 +59,9 @@ static void report_usage(FILE *out)
 "halt_poll_ns, from a haltstat recording, a trace-cmd trace.dat (v6 or v7)\n"
 "or pasted ftrace text (the format is told from the content).\n"
 "\n"
-"input and output:\n"
-"  -i, --input FILE        recording to read (default " REPORT_DEFAULT_INPUT "; - reads stdin)\n"
+"input and output:\n");
+	cmd_usage_options(out, CMD_USE_INPUT);
+	fprintf(out,
 "  -o, --output FILE       write the report to FILE (default standard output)\n"
 "      --json              one JSON document (schema haltstat.report/1, see\n"
 "                          report.schema.json)\n"
@@ -97,29 +95,25 @@ static void report_usage(FILE *out)
 "                          index, and whether it has kvm events\n"
 "\n"
 "advice and what-if:\n"
-"      --no-advice         do not print or compute a suggestion\n"
-"      --objective OBJ     latency, balanced (default) or cpu\n"
-"      --max-poll-cpu PCT  polling budget per vCPU, percent of one CPU (0-100]\n"
-"      --candidates LIST   halt_poll_ns values to replay, e.g. 0,50000,200000\n"
-"      --kernel-era ERA    replay this kernel's algorithm: 4.4, 5.x, 6.1 or 6.11\n"
-"                          (default: from the recorded kernel release)\n"
-"\n"
-"  -h, --help              this help\n"
+"      --no-advice         do not print or compute a suggestion\n", REPORT_MAX_ENTRIES);
+	cmd_usage_options(out, CMD_USE_ADVICE | CMD_USE_KERNEL_ERA);
+	fputs("\n", out);
+	cmd_usage_options(out, CMD_USE_HELP);
+	fprintf(out,
 "\n"
 "Colours are used only when standard output is a terminal and NO_COLOR is unset.\n"
 "Exit status: 0 success, 1 runtime error, 2 usage, 3 bad or unreadable input,\n"
-"7 output not writable.\n", REPORT_MAX_ENTRIES);
+"7 output not writable.\n");
 }
 
 enum {
-	OPT_JSON = 1000, OPT_CSV, OPT_LINEAR, OPT_BUCKET, OPT_ENTRIES, OPT_PID, OPT_VM,
-	OPT_VCPU, OPT_START, OPT_END, OPT_NO_ADVICE, OPT_OBJECTIVE, OPT_MAX_POLL_CPU,
-	OPT_CANDIDATES, OPT_ERA, OPT_NO_HIST, OPT_PER_VM, OPT_FORMAT, OPT_SVG,
+	OPT_JSON = CMD_OPT_OWN, OPT_CSV, OPT_LINEAR, OPT_BUCKET, OPT_ENTRIES, OPT_PID, OPT_VM,
+	OPT_VCPU, OPT_START, OPT_END, OPT_NO_ADVICE, OPT_NO_HIST, OPT_PER_VM, OPT_FORMAT, OPT_SVG,
 	OPT_PER_VCPU, OPT_THREADS,
 };
 
 static const struct option report_options[] = {
-	{ "input",		required_argument,	NULL, 'i' },
+	CMD_OPTION_INPUT,
 	{ "output",		required_argument,	NULL, 'o' },
 	{ "json",		no_argument,		NULL, OPT_JSON },
 	{ "csv",		no_argument,		NULL, OPT_CSV },
@@ -134,37 +128,33 @@ static const struct option report_options[] = {
 	{ "start",		required_argument,	NULL, OPT_START },
 	{ "end",		required_argument,	NULL, OPT_END },
 	{ "no-advice",		no_argument,		NULL, OPT_NO_ADVICE },
-	{ "objective",		required_argument,	NULL, OPT_OBJECTIVE },
-	{ "max-poll-cpu",	required_argument,	NULL, OPT_MAX_POLL_CPU },
-	{ "candidates",		required_argument,	NULL, OPT_CANDIDATES },
-	{ "kernel-era",		required_argument,	NULL, OPT_ERA },
+	CMD_OPTION_OBJECTIVE,
+	CMD_OPTION_MAX_POLL_CPU,
+	CMD_OPTION_CANDIDATES,
+	CMD_OPTION_KERNEL_ERA,
 	{ "no-histograms",	no_argument,		NULL, OPT_NO_HIST },
 	{ "per-vm",		no_argument,		NULL, OPT_PER_VM },
 	{ "threads",		no_argument,		NULL, OPT_THREADS },
 	{ "per-vcpu",		no_argument,		NULL, OPT_PER_VCPU },
-	{ "help",		no_argument,		NULL, 'h' },
+	CMD_OPTION_HELP,
 	{ NULL, 0, NULL, 0 },
 };
 
 static void report_params_init(struct report_params *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->input = REPORT_DEFAULT_INPUT;
+	p->input = CMD_DEFAULT_INPUT;
 	p->format = REPORT_TEXT;
 	p->filter.vcpu = -1;
 	p->filter.pids = p->pids;
-	snprintf(p->advice.objective, sizeof(p->advice.objective), "balanced");
-	p->advice.enabled = true;
+	cmd_advice_defaults(&p->advice);
 	p->text.show_advice = true;
 	p->text.show_histograms = true;
 	for (unsigned int i = 0; i < hs_whatif_default_ncandidates &&
 	     i < HS_WHATIF_MAX_CANDIDATES; i++)
 		p->acct.whatif.candidates[p->acct.whatif.ncandidates++] =
 			hs_whatif_default_candidates[i];
-	p->acct.whatif.recorded_max_ns = -1;
-	p->acct.whatif.grow = -1;
-	p->acct.whatif.grow_start = -1;
-	p->acct.whatif.shrink = -1;
+	cmd_whatif_defaults(&p->acct.whatif);
 }
 
 /* A bucket width: a plain number is ns here (unlike --start), units allowed. */
@@ -173,25 +163,6 @@ static int parse_bucket_ns(const char *s, uint64_t *ns)
 	if (hs_parse_u64(s, ns) && hs_parse_duration_ns(s, ns))
 		return -1;
 	return *ns ? 0 : -1;
-}
-
-static int parse_percent(const char *s, double *pct)
-{
-	char *end;
-
-	errno = 0;
-	*pct = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(*pct) || *pct <= 0 || *pct > 100)
-		return -1;
-	return 0;
-}
-
-static int parse_objective(const char *s, struct hs_advice_opts *a)
-{
-	if (strcmp(s, "latency") && strcmp(s, "balanced") && strcmp(s, "cpu"))
-		return -1;
-	snprintf(a->objective, sizeof(a->objective), "%s", s);
-	return 0;
 }
 
 static int report_parse_linear(struct report_params *p, int opt, const char *arg)
@@ -247,45 +218,6 @@ static int report_parse_select(struct report_params *p, int opt, const char *arg
 	}
 }
 
-static int report_parse_advice(struct report_params *p, int opt, const char *arg)
-{
-	struct hs_whatif_opts *w = &p->acct.whatif;
-	uint64_t vals[HS_WHATIF_MAX_CANDIDATES];
-	int n;
-
-	switch (opt) {
-	case OPT_NO_ADVICE:
-		p->advice.enabled = false;
-		p->text.show_advice = false;
-		return 0;
-	case OPT_OBJECTIVE:
-		if (parse_objective(arg, &p->advice))
-			return cmd_usage_error("report", "bad --objective '%s' "
-					       "(latency, balanced or cpu)", arg);
-		return 0;
-	case OPT_MAX_POLL_CPU:
-		if (parse_percent(arg, &p->advice.max_poll_cpu_pct))
-			return cmd_usage_error("report", "bad --max-poll-cpu '%s' "
-					       "(a percentage above 0, at most 100)", arg);
-		return 0;
-	case OPT_CANDIDATES:
-		n = hs_parse_u64_list(arg, vals, HS_WHATIF_MAX_CANDIDATES);
-		if (n <= 0)
-			return cmd_usage_error("report", "bad --candidates '%s' (at most %d "
-					       "comma-separated ns values)", arg,
-					       HS_WHATIF_MAX_CANDIDATES);
-		memcpy(w->candidates, vals, (size_t)n * sizeof(vals[0]));
-		w->ncandidates = (unsigned int)n;
-		return 0;
-	default:	/* OPT_ERA */
-		if (hs_kernel_era_parse(arg, &w->era))
-			return cmd_usage_error("report", "bad --kernel-era '%s' "
-					       "(4.4, 5.x, 6.1 or 6.11)", arg);
-		w->era_forced = true;
-		return 0;
-	}
-}
-
 static int report_parse_format(struct report_params *p, int opt, const char *arg)
 {
 	enum report_format f = opt == OPT_JSON ? REPORT_JSON : REPORT_CSV;
@@ -304,8 +236,10 @@ static int report_parse_format(struct report_params *p, int opt, const char *arg
 	return 0;
 }
 
-static int report_parse_one(struct report_params *p, int opt, const char *arg)
+static int report_parse_one(void *params, int opt, const char *arg)
 {
+	struct report_params *p = params;
+
 	switch (opt) {
 	case 'i':
 		p->input = arg;
@@ -331,11 +265,9 @@ static int report_parse_one(struct report_params *p, int opt, const char *arg)
 	case OPT_END:
 		return report_parse_select(p, opt, arg);
 	case OPT_NO_ADVICE:
-	case OPT_OBJECTIVE:
-	case OPT_MAX_POLL_CPU:
-	case OPT_CANDIDATES:
-	case OPT_ERA:
-		return report_parse_advice(p, opt, arg);
+		p->advice.enabled = false;
+		p->text.show_advice = false;
+		return 0;
 	case OPT_NO_HIST:
 		p->text.show_histograms = false;
 		return 0;
@@ -349,36 +281,22 @@ static int report_parse_one(struct report_params *p, int opt, const char *arg)
 		p->text.per_vcpu_histograms = true;
 		return 0;
 	default:
-		return cmd_usage_error("report", "unknown option");
+		return cmd_parse_whatif_option("report", opt, arg, &p->acct.whatif, &p->advice);
 	}
 }
 
 /* Returns 0 to go on, -1 after --help, or an exit status > 0. */
 static int report_parse_args(int argc, char **argv, struct report_params *p)
 {
-	int opt, ret;
+	static const struct cmd_parser parser = {
+		"report", "i:o:h", report_options, report_usage, report_parse_one, false,
+	};
+	int ret;
 
 	report_params_init(p);
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "i:o:h", report_options, NULL)) != -1) {
-		if (opt == 'h') {
-			report_usage(stdout);
-			return -1;
-		}
-		if (opt == '?' || opt == ':') {
-			if (optopt > 0 && optopt < 128)
-				return cmd_usage_error("report", "bad or incomplete option '-%c'",
-						       optopt);
-			return cmd_usage_error("report", "bad or incomplete option '%s'",
-					       argv[optind - 1]);
-		}
-		ret = report_parse_one(p, opt, optarg);
-		if (ret)
-			return ret;
-	}
-	if (optind < argc)
-		return cmd_usage_error("report", "unexpected argument '%s'", argv[optind]);
+	ret = cmd_parse_options(&parser, p, argc, argv);
+	if (ret)
+		return ret;
 	if (p->have_end && p->acct.end_ns <= p->acct.start_ns)
 		return cmd_usage_error("report", "--end must come after --start");
 	if (p->text.per_vm_histograms && p->text.per_vcpu_histograms)

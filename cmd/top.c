@@ -6,7 +6,6 @@
  * handlers only set flags; the loop below does the teardown.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +22,7 @@
 #include "../lib/live.h"
 #include "../lib/parse.h"
 #include "builtin.h"
+#include "options.h"
 
 #define TOP_DEFAULT_NS		1000000000ull
 #define TOP_MIN_NS		10000000ull	/* 10 ms */
@@ -88,8 +88,9 @@ static void top_usage(FILE *out)
 "      --textfile FILE     rewrite FILE each interval (Prometheus text format,\n"
 "                          for node_exporter's textfile collector), atomically;\n"
 "                          --openmetrics FILE is the old name of this option\n"
-"  -m, --buffer KIB        ring buffer per CPU in KiB (default 4096)\n"
-"  -h, --help              this help\n"
+"  -m, --buffer KIB        ring buffer per CPU in KiB (default 4096)\n");
+	cmd_usage_options(out, CMD_USE_HELP);
+	fprintf(out,
 "\n"
 "Exit status: 0 ok, 1 runtime error, 2 usage, 4 permission, 5 tracefs,\n"
 "6 no events, 7 output not writable.\n");
@@ -106,10 +107,11 @@ static int top_parse_sort(const char *s, enum top_sort *sort)
 	return -1;
 }
 
-enum { OPT_VM = 1000, OPT_SORT, OPT_TEXTFILE };
+enum { OPT_VM = CMD_OPT_OWN, OPT_SORT, OPT_TEXTFILE };
 
-static int top_parse_one(struct top_params *p, int c, const char *arg)
+static int top_parse_one(void *params, int c, const char *arg)
 {
+	struct top_params *p = params;
 	uint64_t v;
 	int n;
 
@@ -173,32 +175,18 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 		/* the old name: what it writes is Prometheus text, not OpenMetrics */
 		{ "openmetrics",	required_argument,	NULL, OPT_TEXTFILE },
 		{ "buffer",		required_argument,	NULL, 'm' },
-		{ "help",		no_argument,		NULL, 'h' },
+		CMD_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, ret;
+	static const struct cmd_parser parser = {
+		"top", "s:d:n:p:m:h", opts, top_usage, top_parse_one, false,
+	};
 
 	memset(p, 0, sizeof(*p));
 	p->interval_ns = TOP_DEFAULT_NS;
 	p->filter.pids = p->pids;
 	p->filter.vcpu = -1;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "s:d:n:p:m:h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			top_usage(stdout);
-			return -1;
-		}
-		if (c == '?' || c == ':')
-			return cmd_usage_error("top", "bad or incomplete option '%s'",
-					       argv[optind - 1]);
-		ret = top_parse_one(p, c, optarg);
-		if (ret)
-			return ret;
-	}
-	if (optind < argc)
-		return cmd_usage_error("top", "unexpected argument '%s'", argv[optind]);
-	return 0;
+	return cmd_parse_options(&parser, p, argc, argv);
 }
 
 static void top_signals(sigset_t *orig)

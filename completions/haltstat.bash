@@ -25,6 +25,15 @@ _haltstat_words()
 	mapfile -t COMPREPLY < <(compgen -W "$1" -- "$2")
 }
 
+# The era names, from the haltstat being completed (its table in lib/era.h).
+_haltstat_eras()
+{
+	local hs=${COMP_WORDS[0]:-haltstat}
+
+	command -v "$hs" >/dev/null 2>&1 || hs=haltstat
+	"$hs" help kernel-eras 2>/dev/null | cut -f1
+}
+
 _haltstat_files()
 {
 	compopt -o filenames 2>/dev/null
@@ -50,7 +59,7 @@ _haltstat_optarg()
 	--textfile|--openmetrics)
 		_haltstat_files "$cur" ;;
 	--kernel-era)
-		_haltstat_words "4.4 5.x 6.1 6.11" "$cur" ;;
+		_haltstat_words "$(_haltstat_eras)" "$cur" ;;
 	-e|--event)
 		[[ $cmd == record ]] || return 1
 		local ev=/sys/kernel/tracing/available_events
@@ -97,7 +106,7 @@ _haltstat()
 		return
 	fi
 	if [[ $cmd == help ]]; then
-		_haltstat_words "record report advise replay top diff" "$cur"
+		_haltstat_words "record report advise replay top diff kernel-eras" "$cur"
 		return
 	fi
 	if [[ $cur == --*=* ]]; then

@@ -13,6 +13,14 @@ complete -c haltstat -n "not __fish_seen_subcommand_from $cmds" -a help -d "Show
 complete -c haltstat -n "not __fish_seen_subcommand_from $cmds" -l help -d 'Show help'
 complete -c haltstat -n "not __fish_seen_subcommand_from $cmds" -l version -d 'Show the version'
 complete -c haltstat -n "__fish_seen_subcommand_from help" -a "record report advise replay top diff"
+complete -c haltstat -n "__fish_seen_subcommand_from help" -a kernel-eras -d 'The kernel eras --kernel-era takes'
+
+# the era names and what sets each apart, from the haltstat being completed
+function __haltstat_eras
+    set -l hs (commandline -opc)[1]
+    command -sq -- $hs; or set hs haltstat
+    command $hs help kernel-eras 2>/dev/null
+end
 
 # record
 complete -c haltstat -n "__fish_seen_subcommand_from record" -s o -l output -r -F -d 'Output file'
@@ -48,7 +56,7 @@ complete -c haltstat -n "__fish_seen_subcommand_from report" -l per-vcpu -d 'One
 complete -c haltstat -n "__fish_seen_subcommand_from report advise" -l objective -x -a 'latency balanced cpu' -d 'What to optimise'
 complete -c haltstat -n "__fish_seen_subcommand_from report advise" -l max-poll-cpu -x -d 'Polling budget per vCPU (percent)'
 complete -c haltstat -n "__fish_seen_subcommand_from report advise" -l candidates -x -d 'halt_poll_ns values to replay'
-complete -c haltstat -n "__fish_seen_subcommand_from report advise" -l kernel-era -x -a '4.4 5.x 6.1 6.11' -d "Replay this kernel's algorithm"
+complete -c haltstat -n "__fish_seen_subcommand_from report advise replay" -l kernel-era -x -a '(__haltstat_eras)' -d "Replay this kernel's algorithm"
 
 # replay
 complete -c haltstat -n "__fish_seen_subcommand_from replay" -l settings -x -d 'halt_poll_ns values to replay'
@@ -57,7 +65,6 @@ complete -c haltstat -n "__fish_seen_subcommand_from replay" -l max-halts -x -d 
 complete -c haltstat -n "__fish_seen_subcommand_from replay" -l max-vcpus -x -d 'VMs at most'
 complete -c haltstat -n "__fish_seen_subcommand_from replay" -l pin -d 'Pin the waker and the vCPUs apart'
 complete -c haltstat -n "__fish_seen_subcommand_from replay" -l no-pin -d 'Pin nothing'
-complete -c haltstat -n "__fish_seen_subcommand_from replay" -l kernel-era -x -a '4.4 5.x 6.1 6.11' -d "Predict with this kernel's algorithm"
 complete -c haltstat -n "__fish_seen_subcommand_from replay" -l predict-only -d 'No VMs, the predictions alone'
 
 # top

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "era.h"
 #include "report.h"
 
 #define HS_ADV_DELTA_MIN 5000
@@ -475,19 +476,18 @@ static void hs_adv_guest_cpuidle(struct hs_adv_ctx *c)
 	hs_adv_polling_off(c);
 }
 
-/* 5.8 to 6.0 copied halt_poll_ns into each VM when it was created. */
 static void hs_adv_apply(struct hs_adv_ctx *c, uint64_t ns)
 {
 	const char *rel = c->rep->meta.kernel_release;
-	unsigned int a, b;
+	int copies = hs_kernel_copies_halt_poll_ns(rel);
 
 	hs_adv_say(c, "Apply: echo %llu > /sys/module/kvm/parameters/halt_poll_ns",
 		   (unsigned long long)ns);
-	if (sscanf(rel, "%u.%u", &a, &b) != 2) {
+	if (copies < 0) {
 		hs_adv_say(c, "On kernels 5.8 to 6.0 running VMs keep the old value until they are restarted.");
 		return;
 	}
-	if ((a == 5 && b >= 8) || (a == 6 && b == 0)) {
+	if (copies) {
 		hs_adv_finding(c->adv, "restart_needed");
 		hs_adv_say(c, "On this kernel (%s) running VMs keep the value they were created with: restart them for it to apply.",
 			   rel);

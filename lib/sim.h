@@ -5,17 +5,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "era.h"
+
 /*
  * A replay of KVM's adaptive halt-polling window (virt/kvm/kvm_main.c) for
- * one vCPU at one maximum window M. It is fed the time-to-wake of each
- * recorded halt, in order, and keeps constant state.
+ * one vCPU at one maximum window M, by the rules of an era (era.h). It is
+ * fed the time-to-wake of each recorded halt, in order, and keeps constant
+ * state.
  */
-enum hs_kernel_era {
-	HS_ERA_4_4,	/* grow clamps to M, no grow_start floor on shrink, no valid field */
-	HS_ERA_5_X,	/* grow_start, shrink floor from 5.15 */
-	HS_ERA_6_1,	/* M read live, clamp at entry, grow unclamped */
-	HS_ERA_6_11,	/* as 6.1, shrink default 2 */
-};
 
 struct hs_sim_params {
 	enum hs_kernel_era era;
@@ -33,6 +30,7 @@ struct hs_sim_params {
 
 struct hs_sim {
 	struct hs_sim_params p;
+	unsigned int rules;	/* of p.era, looked up once */
 	uint64_t window;	/* P */
 	uint64_t halts;
 	uint64_t hits;		/* wake came within the window */
@@ -49,10 +47,60 @@ void hs_sim_init(struct hs_sim *sim, const struct hs_sim_params *p);
  * sets *hit when the wake came inside the window in force. */
 int hs_sim_halt(struct hs_sim *sim, uint64_t time_to_wake_ns, bool valid, bool *hit);
 
-enum hs_kernel_era hs_kernel_era_from_release(const char *release);
-const char *hs_kernel_era_name(enum hs_kernel_era era);
-int hs_kernel_era_parse(const char *name, enum hs_kernel_era *era);
 /* Module defaults of an era, used when the recording does not carry them. */
 void hs_sim_params_default(struct hs_sim_params *p, enum hs_kernel_era era);
+
+/*
+ * The era's rules, shared with the scalar loop of whatif_batch.c, where
+ * rules is a constant and max the candidate's M.
+ */
+
+/* The kernel keeps the window in an unsigned int. */
+#define HS_SIM_WINDOW_MAX 0xffffffffull
+
+/* The window after a grow from old. */
+static inline __attribute__((always_inline)) uint64_t
+hs_sim_rule_grow(unsigned int rules, const struct hs_sim_params *p, uint64_t old, uint64_t max)
+{
+	uint64_t val;
+
+	if (!(rules & HS_RULE_GROW_START)) {
+		val = old == 0 && p->grow ? p->grow_start : old * p->grow;
+		return rules & HS_RULE_GROW_CLAMP && val > max ? max : val;
+	}
+	if (!p->grow)
+		return old;	/* the event still fires, with new == old */
+	val = old * p->grow;
+	if (val < p->grow_start)
+		val = p->grow_start;
+	if (rules & HS_RULE_GROW_CLAMP && val > max)
+		val = max;
+	return val > HS_SIM_WINDOW_MAX ? HS_SIM_WINDOW_MAX : val;
+}
+
+/* The window after a shrink; shift = log2(shrink) when that is a power of two, else -1. */
+static inline __attribute__((always_inline)) uint64_t
+hs_sim_rule_shrink(unsigned int rules, const struct hs_sim_params *p, uint64_t win, int shift)
+{
+	uint64_t val = !p->shrink ? 0 : shift >= 0 ? win >> shift : win / p->shrink;
+
+	if (rules & HS_RULE_SHRINK_FLOOR && val < p->grow_start)
+		val = 0;
+	return val;
+}
+
+/*
+ * The grow/shrink decision after a halt of halt_ns in window win: +1, -1
+ * or 0. valid is true for every halt of an era without the field.
+ */
+static inline __attribute__((always_inline)) int
+hs_sim_rule_decide(uint64_t halt_ns, uint64_t win, uint64_t max, bool valid)
+{
+	if (!valid)
+		return -1;
+	if (max && halt_ns > win)
+		return win && halt_ns > max ? -1 : win < max && halt_ns < max;
+	return 0;
+}
 
 #endif

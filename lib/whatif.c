@@ -152,7 +152,7 @@ struct hs_whatif *hs_whatif_alloc(const struct hs_whatif_opts *opts)
 	if (!w)
 		return NULL;
 	w->opts = *opts;
-	hs_whatif_batch_init(&w->batch);
+	hs_whatif_batch_init(&w->batch, opts->era);
 	w->ncand = hs_whatif_copy_candidates(w->opts.candidates, opts);
 	w->opts.ncandidates = w->ncand;
 	hs_whatif_base_params(&w->opts, &p);
@@ -186,8 +186,8 @@ static int64_t hs_whatif_window(const struct hs_whatif *w, const struct hs_whati
 
 	if (win < 0 && w->max_known && w->check.p.max_ns == 0)
 		return 0;
-	/* 6.1+ clamps a grown window to M only when the next halt starts */
-	if (win > 0 && w->max_known && w->opts.era >= HS_ERA_6_1 &&
+	/* with M read live a grown window is clamped only when the next halt starts */
+	if (win > 0 && w->max_known && w->check.rules & HS_RULE_MAX_LIVE &&
 	    (uint64_t)win > w->check.p.max_ns)
 		win = (int64_t)w->check.p.max_ns;
 	return win;
@@ -250,7 +250,7 @@ static void hs_whatif_infer_max(struct hs_whatif *w, const struct hs_whatif_rec 
 	if (r->has_change && r->grow) {
 		if (r->ns + 1 > lo)
 			lo = r->ns + 1;
-		if (w->opts.era <= HS_ERA_5_X && r->chg_new > lo)
+		if (w->check.rules & HS_RULE_GROW_CLAMP && r->chg_new > lo)
 			lo = r->chg_new;
 	} else if (r->has_change && win > 0 && r->ns > (uint64_t)win) {
 		if (r->ns - 1 < hi)

@@ -7,12 +7,15 @@
  *   go whichever way each candidate's window makes them, so they are
  *   mispredicted often.
  * - vector: four candidates per step with masks instead of branches, for
- *   valid halts (every halt on a kernel with the valid field, all on 4.4)
+ *   valid halts (all of them in an era without the valid field)
  *   when grow and shrink are 0 or powers of two (multiply and divide become
  *   shifts; the module defaults are 2 and 0 or 2), on CPUs with AVX2
  *   (chosen when a vCPU's replay is set up).
  *
- * hs_sim_halt (sim.c) is the reference both are tested against.
+ * Both are compiled once per kernel era (era.h), its rules constants. The
+ * scalar form calls the rules of sim.h that hs_sim_halt calls too; the
+ * vector form is written apart, and hs_sim_halt is the reference it is
+ * tested against (tests/unit/whatif.c, tests/t-fastpath.sh).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,40 +24,10 @@
 
 /* ---- scalar ---- */
 
-/* hs_sim_grow_value for one candidate; era is a constant after inlining. */
-static inline __attribute__((always_inline)) uint64_t
-batch_grow(const struct hs_sim_params *p, enum hs_kernel_era era, uint64_t old, uint64_t max)
-{
-	uint64_t val;
-
-	if (era == HS_ERA_4_4) {
-		val = old == 0 && p->grow ? p->grow_start : old * p->grow;
-		return val > max ? max : val;
-	}
-	if (!p->grow)
-		return old;
-	val = old * p->grow;
-	if (val < p->grow_start)
-		val = p->grow_start;
-	if (era == HS_ERA_5_X && val > max)
-		val = max;
-	return val > 0xffffffffull ? 0xffffffffull : val;
-}
-
-/* hs_sim_shrink_value; shift >= 0 when shrink is a power of two. */
-static inline __attribute__((always_inline)) uint64_t
-batch_shrink(const struct hs_sim_params *p, enum hs_kernel_era era, uint64_t win, int shift)
-{
-	uint64_t val = !p->shrink ? 0 : shift >= 0 ? win >> shift : win / p->shrink;
-
-	if (era != HS_ERA_4_4 && val < p->grow_start)
-		val = 0;
-	return val;
-}
-
+/* rules: the era's (era.h), a constant after inlining. */
 static inline __attribute__((always_inline)) void
 batch_halt_scalar(struct hs_whatif_batch *s, unsigned int n, const struct hs_sim_params *p,
-		  enum hs_kernel_era era, uint64_t d, bool valid)
+		  unsigned int rules, uint64_t d, bool valid)
 {
 	const uint64_t ovh = p->wake_overhead_ns;
 	const int shift = p->shrink && !(p->shrink & (p->shrink - 1)) ?
@@ -62,9 +35,9 @@ batch_halt_scalar(struct hs_whatif_batch *s, unsigned int n, const struct hs_sim
 
 	for (unsigned int i = 0; i < n; i++) {
 		uint64_t max = s->max[i], win = s->window[i], halt_ns;
-		int change = 0;
+		int change;
 
-		if (era >= HS_ERA_6_1 && win > max)
+		if (rules & HS_RULE_MAX_LIVE && win > max)
 			win = max;
 		if (win && d < win) {
 			halt_ns = d;
@@ -75,18 +48,14 @@ batch_halt_scalar(struct hs_whatif_batch *s, unsigned int n, const struct hs_sim
 			s->poll_ns[i] += win;
 			s->miss_poll_ns[i] += win;
 		}
-		/* hs_sim_decide */
-		if (!valid && era != HS_ERA_4_4)
-			change = -1;
-		else if (max && halt_ns > win)
-			change = win && halt_ns > max ? -1 : win < max && halt_ns < max;
+		change = hs_sim_rule_decide(halt_ns, win, max, valid);
 		if (change > 0) {
-			win = batch_grow(p, era, win, max);
+			win = hs_sim_rule_grow(rules, p, win, max);
 			s->grows[i]++;
 		} else if (change < 0) {
-			win = batch_shrink(p, era, win, shift);
+			win = hs_sim_rule_shrink(rules, p, win, shift);
 			s->shrinks[i]++;
-		} else if (!max && (valid || era == HS_ERA_4_4)) {
+		} else if (!max && valid) {
 			win = 0;
 		}
 		if (change) {
@@ -121,35 +90,35 @@ struct batch_shifts {
 	int shrink;	/* log2(shrink), or -1: shrink is 0 */
 };
 
-/* batch_grow on four windows, in place */
+/* hs_sim_rule_grow on four windows, in place */
 static inline __attribute__((always_inline)) void
-v4_grow(const struct batch_shifts *k, enum hs_kernel_era era, v4u *win, const v4u *max)
+v4_grow(const struct batch_shifts *k, unsigned int rules, v4u *win, const v4u *max)
 {
 	const v4u zero = { 0 }, start = zero + k->grow_start, old = *win;
 	v4u val;
 
-	if (era == HS_ERA_4_4) {
+	if (!(rules & HS_RULE_GROW_START)) {
 		val = k->grow < 0 ? zero : V4_SEL((v4u)(old == zero), start, old << k->grow);
-		*win = V4_MIN(val, *max);
+		*win = rules & HS_RULE_GROW_CLAMP ? V4_MIN(val, *max) : val;
 		return;
 	}
 	if (k->grow < 0)
 		return;
 	val = old << k->grow;
 	val = V4_SEL((v4u)(val < start), start, val);
-	if (era == HS_ERA_5_X)
+	if (rules & HS_RULE_GROW_CLAMP)
 		val = V4_MIN(val, *max);
-	*win = V4_MIN(val, zero + 0xffffffffull);
+	*win = V4_MIN(val, zero + HS_SIM_WINDOW_MAX);
 }
 
-/* batch_shrink on four windows, in place */
+/* hs_sim_rule_shrink on four windows, in place */
 static inline __attribute__((always_inline)) void
-v4_shrink(const struct batch_shifts *k, enum hs_kernel_era era, v4u *win)
+v4_shrink(const struct batch_shifts *k, unsigned int rules, v4u *win)
 {
 	const v4u zero = { 0 };
 	v4u val = k->shrink < 0 ? zero : *win >> k->shrink;
 
-	if (era != HS_ERA_4_4)
+	if (rules & HS_RULE_SHRINK_FLOOR)
 		val = V4_SEL((v4u)(val < zero + k->grow_start), zero, val);
 	*win = val;
 }
@@ -157,7 +126,7 @@ v4_shrink(const struct batch_shifts *k, enum hs_kernel_era era, v4u *win)
 /* batch_halt_scalar with valid == true, four candidates per step. */
 static inline __attribute__((always_inline)) void
 batch_halt_vector(struct hs_whatif_batch *s, unsigned int n, const struct batch_shifts *k,
-		  enum hs_kernel_era era, uint64_t d, uint64_t ovh)
+		  unsigned int rules, uint64_t d, uint64_t ovh)
 {
 	const v4u zero = { 0 }, one = zero + 1, dv = zero + d, ovhv = zero + ovh;
 
@@ -166,7 +135,7 @@ batch_halt_vector(struct hs_whatif_batch *s, unsigned int n, const struct batch_
 
 		V4_LOAD(max, &s->max[i]);
 		V4_LOAD(win, &s->window[i]);
-		if (era >= HS_ERA_6_1)
+		if (rules & HS_RULE_MAX_LIVE)
 			win = V4_MIN(win, max);
 		hit = (v4u)(win != zero) & (v4u)(dv < win);
 		halt = dv + (~hit & ovhv);
@@ -180,8 +149,8 @@ batch_halt_vector(struct hs_whatif_batch *s, unsigned int n, const struct batch_
 		grow = decide & ~shrink & (v4u)(win < max) & (v4u)(halt < max);
 		moved = grow | shrink;
 		grown = shrunk = win;
-		v4_grow(k, era, &grown, &max);
-		v4_shrink(k, era, &shrunk);
+		v4_grow(k, rules, &grown, &max);
+		v4_shrink(k, rules, &shrunk);
 		win = V4_SEL(grow, grown, V4_SEL(shrink, shrunk, V4_SEL((v4u)(max == zero), zero, win)));
 		memcpy(&s->window[i], &win, sizeof(win));
 		V4_ADD_TO(&s->grows[i], grow & one);
@@ -204,58 +173,55 @@ static int batch_log2(uint32_t v)
 	return v & (v - 1) ? -2 : __builtin_ctz(v);
 }
 
-#define BATCH_ERAS(call)                                                        \
-	do {                                                                    \
-		switch (p->era) {                                               \
-		case HS_ERA_4_4: call(HS_ERA_4_4); break;                       \
-		case HS_ERA_5_X: call(HS_ERA_5_X); break;                       \
-		case HS_ERA_6_1: call(HS_ERA_6_1); break;                       \
-		default: call(HS_ERA_6_11); break;                              \
-		}                                                               \
-	} while (0)
-
-/* The whole step; inlined into one function per instruction set below. */
+/* The whole step by the rules of one era; inlined into one function per era and instruction set. */
 static inline __attribute__((always_inline)) void
-batch_halt(struct hs_whatif_batch *b, unsigned int n, const struct hs_sim_params *p, uint64_t d,
-	   bool valid, bool vector)
+batch_halt(struct hs_whatif_batch *b, unsigned int n, const struct hs_sim_params *p,
+	   unsigned int rules, uint64_t d, bool valid, bool vector)
 {
 	const struct batch_shifts k = { p->grow_start, batch_log2(p->grow), batch_log2(p->shrink) };
 
 	b->halts++;
-	if (vector && (valid || p->era == HS_ERA_4_4) && k.grow >= -1 && k.shrink >= -1) {
+	valid = valid || !(rules & HS_RULE_VALID_FIELD);
+	if (vector && valid && k.grow >= -1 && k.shrink >= -1) {
 		unsigned int lanes = (n + HS_WHATIF_LANES - 1) / HS_WHATIF_LANES * HS_WHATIF_LANES;
-#define VECTOR(era) batch_halt_vector(b, lanes, &k, era, d, p->wake_overhead_ns)
-		BATCH_ERAS(VECTOR);
-#undef VECTOR
+
+		batch_halt_vector(b, lanes, &k, rules, d, p->wake_overhead_ns);
 		return;
 	}
-#define SCALAR(era) batch_halt_scalar(b, n, p, era, d, valid)
-	BATCH_ERAS(SCALAR);
-#undef SCALAR
+	batch_halt_scalar(b, n, p, rules, d, valid);
 }
 
 /*
+ * The loops of each row of era.h, rules constant, for each instruction set.
  * Without AVX2 the 256-bit vectors become pairs of SSE2 operations, and
  * unsigned 64-bit compares a sequence each: slower than the branches.
  */
-static void batch_halt_base(struct hs_whatif_batch *b, unsigned int n,
-			    const struct hs_sim_params *p, uint64_t d, bool valid)
-{
-	batch_halt(b, n, p, d, valid, false);
+#define BATCH_FN(isa, attrs, vector, id, rules)						\
+attrs static void batch_##isa##_##id(struct hs_whatif_batch *b, unsigned int n,		\
+				     const struct hs_sim_params *p, uint64_t d, bool valid)	\
+{											\
+	batch_halt(b, n, p, rules, d, valid, vector);					\
 }
-
 #if defined(__x86_64__)
-__attribute__((target("avx2")))
-static void batch_halt_avx2(struct hs_whatif_batch *b, unsigned int n,
-			    const struct hs_sim_params *p, uint64_t d, bool valid)
-{
-	batch_halt(b, n, p, d, valid, true);
-}
+#define BATCH_FN_AVX2(id, rules) BATCH_FN(avx2, __attribute__((target("avx2"))), true, id, rules)
+#else
+#define BATCH_FN_AVX2(id, rules)
+#endif
+#define BATCH_FNS(id, name, major, minor, rules, ...) \
+	BATCH_FN(base, , false, id, rules) BATCH_FN_AVX2(id, rules)
+HS_ERA_TABLE(BATCH_FNS)
+
+/* by era */
+#define BATCH_BASE_ROW(id, ...) [HS_ERA_##id] = batch_base_##id,
+static hs_whatif_batch_fn *const batch_base[HS_ERA_COUNT] = { HS_ERA_TABLE(BATCH_BASE_ROW) };
+#if defined(__x86_64__)
+#define BATCH_AVX2_ROW(id, ...) [HS_ERA_##id] = batch_avx2_##id,
+static hs_whatif_batch_fn *const batch_avx2[HS_ERA_COUNT] = { HS_ERA_TABLE(BATCH_AVX2_ROW) };
 #endif
 
 struct batch_variant {
 	const char *name;
-	hs_whatif_batch_fn *halt;
+	hs_whatif_batch_fn *const *halt;	/* by era */
 	bool (*usable)(void);
 };
 
@@ -275,9 +241,9 @@ static bool batch_has_avx2(void)
 /* best first */
 static const struct batch_variant batch_variants[] = {
 #if defined(__x86_64__)
-	{ "avx2", batch_halt_avx2, batch_has_avx2 },
+	{ "avx2", batch_avx2, batch_has_avx2 },
 #endif
-	{ "none", batch_halt_base, batch_always },
+	{ "none", batch_base, batch_always },
 };
 
 /*
@@ -298,10 +264,10 @@ static const struct batch_variant *batch_variant_pick(void)
 	return &batch_variants[i];
 }
 
-void hs_whatif_batch_init(struct hs_whatif_batch *b)
+void hs_whatif_batch_init(struct hs_whatif_batch *b, enum hs_kernel_era era)
 {
 	memset(b, 0, sizeof(*b));
-	b->halt = batch_variant_pick()->halt;
+	b->halt = batch_variant_pick()->halt[hs_kernel_era_get(era) - hs_kernel_eras];
 }
 
 const char *hs_whatif_batch_variant(void)

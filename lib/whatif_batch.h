@@ -33,13 +33,13 @@ struct hs_whatif_batch {
 	uint64_t flaps[HS_WHATIF_MAX_CANDIDATES];
 	int64_t last_change[HS_WHATIF_MAX_CANDIDATES];	/* +1 grow, -1 shrink, 0 none */
 	uint64_t halts;
-	hs_whatif_batch_fn *halt;	/* the loop for this CPU's instruction set */
+	hs_whatif_batch_fn *halt;	/* the loop for the era and this CPU's instruction set */
 };
 
-/* Zeroes b and picks its loop (see hs_whatif_batch_variant). */
-void hs_whatif_batch_init(struct hs_whatif_batch *b);
+/* Zeroes b and picks its loop for the era (see hs_whatif_batch_variant). */
+void hs_whatif_batch_init(struct hs_whatif_batch *b, enum hs_kernel_era era);
 
-/* One halt of time to wake d for the first n candidates; p: their shared parameters. */
+/* One halt of time to wake d for the first n candidates; p: their shared parameters, of b's era. */
 static inline void hs_whatif_batch_halt(struct hs_whatif_batch *b, unsigned int n,
 					const struct hs_sim_params *p, uint64_t d, bool valid)
 {

@@ -15,3 +15,17 @@ need_root()    { [ "$(id -u)" -eq 0 ]; }
 need_tracefs() { need_root && { [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; } && [ -d /sys/kernel/tracing/instances ]; }
 need_kvm()     { [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; }
 have()         { command -v "$1" >/dev/null 2>&1; }
+
+# cmd_long_options CMD: the long options cmd/CMD.c hands getopt, its own rows
+# and the shared ones of cmd/options.h it names (CMD_OPTION_*)
+cmd_long_options() {
+	local src=$HS_TOP/cmd/$1.c m
+	sed -n 's/^[[:space:]]*{ "\([a-z-]*\)",.*/\1/p' "$src"
+	for m in $(grep -o 'CMD_OPTION_[A-Z_]*' "$src" | sort -u); do
+		sed -n "s/^#define $m[[:space:]]*{ \"\([a-z-]*\)\",.*/\1/p" "$HS_TOP/cmd/options.h"
+	done
+}
+# man_page NAME: the page as installed (made from doc/NAME.1.in, or doc/NAME.1)
+man_page() { if [ -e "$HS_BUILD/doc/$1.1" ]; then echo "$HS_BUILD/doc/$1.1"; else echo "$HS_TOP/doc/$1.1"; fi; }
+# kernel_eras: the era names, one a line, as the binary lists them (lib/era.h)
+kernel_eras() { "$HALTSTAT" help kernel-eras | cut -f1; }

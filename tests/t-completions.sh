@@ -1,8 +1,13 @@
 #!/bin/bash
 # Shell completions: the bash one is driven with COMP_WORDS/COMP_CWORD as
-# bash itself would; fish answers `complete -C`; zsh is only parsed.
+# bash itself would; fish answers `complete -C`; zsh is parsed, and its era
+# list is asked of the haltstat under test. The era names come from the
+# binary being completed (haltstat help kernel-eras), here the one built.
 . "$HS_TOP/tests/lib.sh"
 C=$HS_TOP/completions
+PATH=$(dirname "$HALTSTAT"):$PATH
+ERAS="$(kernel_eras | tr '\n' ' ')" ERAS_SORTED="$(kernel_eras | sort | tr '\n' ' ')"
+[ -n "$ERAS" ] || fail completions-eras-listed "haltstat help kernel-eras printed nothing"
 
 # comp WORDS...: the completions bash offers for the last word
 comp() {
@@ -17,7 +22,9 @@ check_eq bash-subcommands "advise diff help record replay report top " "$(comp h
 check_eq bash-subcommand-prefix "record replay report " "$(comp haltstat re)"
 check_eq bash-objective "balanced cpu latency " "$(comp haltstat report --objective '')"
 check_eq bash-objective-eq "latency " "$(comp haltstat advise --objective=l)"
-check_eq bash-kernel-era "4.4 5.x 6.1 6.11 " "$(comp haltstat report --kernel-era '')"
+check_eq bash-kernel-era "$ERAS_SORTED" "$(comp haltstat report --kernel-era '')"
+check_eq bash-kernel-era-of-path "$ERAS_SORTED" "$(comp "$HALTSTAT" replay --kernel-era '')"
+check_eq bash-help-topic "kernel-eras " "$(comp haltstat help k)"
 check_eq bash-report-j "--json " "$(comp haltstat report --j)"
 check_eq bash-report-no "--no-advice --no-histograms " "$(comp haltstat report --no)"
 check_eq bash-format "openmetrics " "$(comp haltstat report --format o)"
@@ -45,6 +52,11 @@ ok options-in-all-shells
 if have zsh; then
 	check zsh-parse zsh -n "$C/_haltstat"
 	check zsh-compdef grep -q '^#compdef haltstat' "$C/_haltstat"
+	# _haltstat_eras with _describe and _call_program standing in for compsys
+	got=$(zsh -f -c '_arguments() { return 1; }; source "$1" >/dev/null 2>&1
+		_call_program() { shift; "$@"; }; _describe() { print -l -- "${(@P)4}"; }
+		_haltstat_prog=$2 _haltstat_eras' _ "$C/_haltstat" "$HALTSTAT" | cut -d: -f1 | tr '\n' ' ')
+	check_eq zsh-kernel-era "$ERAS" "$got"
 else
 	skip zsh-parse "zsh not installed"
 fi
@@ -53,6 +65,7 @@ if have fish; then
 	fc() { fish -N -c "source '$C/haltstat.fish'; complete -C '$1'" 2>/dev/null | cut -f1 | sort | tr '\n' ' '; }
 	check_eq fish-subcommand-prefix "record replay report " "$(fc 'haltstat re')"
 	check_eq fish-objective "balanced cpu latency " "$(fc 'haltstat report --objective ')"
+	check_eq fish-kernel-era "$ERAS_SORTED" "$(fc 'haltstat replay --kernel-era ')"
 	check_eq fish-report-j "--json " "$(fc 'haltstat report --j')"
 	check_eq fish-top-sort "halts hits " "$(fc 'haltstat top --sort h')"
 	check_eq fish-top-count "--count " "$(fc 'haltstat top --cou')"

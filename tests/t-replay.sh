@@ -27,8 +27,8 @@ done
 
 # Every long option of cmd/replay.c is in the man page and in the completions.
 missing=""
-for o in $(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)",.*/\1/p' "$HS_TOP/cmd/replay.c"); do
-	grep -q -- "\\\\-\\\\-${o//-/\\\\-}" "$HS_TOP/doc/haltstat-replay.1" || missing+=" man:--$o"
+for o in $(cmd_long_options replay); do
+	grep -q -- "\\\\-\\\\-${o//-/\\\\-}" "$(man_page haltstat-replay)" || missing+=" man:--$o"
 	grep -q -- "--$o" "$HS_TOP/completions/haltstat.bash" || missing+=" bash:--$o"
 	grep -q -- "--$o" "$HS_TOP/completions/_haltstat" || missing+=" zsh:--$o"
 	grep -q -- "-l $o" "$HS_TOP/completions/haltstat.fish" || missing+=" fish:--$o"

@@ -66,7 +66,7 @@ static void fx_vcpu(struct fixture *f, int tgid, enum gen_mode mode, enum hs_ker
 	struct hs_whatif *w;
 	struct gen g;
 
-	gen_init(&g, m, shrink, era >= HS_ERA_6_1);
+	gen_init(&g, m, shrink, hs_kernel_era_has(era, HS_RULE_MAX_LIVE));
 	g.mode = mode;
 	g.rng += f->rep.nvcpus * 7919;
 	opts_init(&o, era, f->rep.meta.halt_poll_ns);

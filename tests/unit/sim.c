@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The window replay against the oracles of halt-polling.md section 5 and the era table. */
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -140,6 +141,49 @@ static void test_era_names(void)
 	CHECK(!strcmp(hs_kernel_era_name(HS_ERA_6_1), "6.1"), "era_name");
 }
 
+/* Properties every row of the table must have, whatever it holds. */
+static void test_era_table(void)
+{
+	bool names = true, order = true, since = true, before = true, defaults = true;
+	char rel[32];
+	enum hs_kernel_era e;
+
+	CHECK(HS_ERA_COUNT >= 2, "era_table_rows");
+	for (unsigned int i = 0; i < HS_ERA_COUNT; i++) {
+		const struct hs_era *r = hs_kernel_era_get((enum hs_kernel_era)i);
+		struct hs_sim_params p;
+
+		names &= hs_kernel_era_parse(r->name, &e) == 0 && e == i && r->about && r->about[0] &&
+			 !strcmp(hs_kernel_era_name(e), r->name);
+		snprintf(rel, sizeof(rel), "%u.%u.0-1-generic", r->since_major, r->since_minor);
+		since &= hs_kernel_era_from_release(rel) == i;
+		hs_sim_params_default(&p, (enum hs_kernel_era)i);
+		defaults &= p.max_ns == r->default_max_ns && p.shrink == r->default_shrink &&
+			    p.era == i;
+		if (!i)
+			continue;
+		order &= r->since_major > r[-1].since_major ||
+			 (r->since_major == r[-1].since_major && r->since_minor > r[-1].since_minor);
+		/* the last release before the row's first belongs to the row before */
+		if (r->since_minor)
+			snprintf(rel, sizeof(rel), "%u.%u.99", r->since_major, r->since_minor - 1);
+		else
+			snprintf(rel, sizeof(rel), "%u.99.1", r->since_major - 1);
+		before &= hs_kernel_era_from_release(rel) == i - 1;
+	}
+	CHECK(names, "era_names_parse_back");
+	CHECK(order, "era_rows_oldest_first");
+	CHECK(since, "era_from_its_first_release");
+	CHECK(before, "era_not_before_its_first_release");
+	CHECK(defaults, "era_module_defaults");
+	CHECK(hs_kernel_era_get(HS_ERA_COUNT + 3) == hs_kernel_era_get(HS_ERA_COUNT - 1),
+	      "era_out_of_range_is_newest");
+	CHECK(!strcmp(hs_kernel_era_name(HS_ERA_COUNT), "?"), "era_out_of_range_name");
+	CHECK(hs_kernel_copies_halt_poll_ns("5.8.0") == 1 && hs_kernel_copies_halt_poll_ns("6.0.9") == 1 &&
+	      hs_kernel_copies_halt_poll_ns("5.7.1") == 0 && hs_kernel_copies_halt_poll_ns("6.1.0") == 0 &&
+	      hs_kernel_copies_halt_poll_ns("") < 0, "kernel_copies_halt_poll_ns_5_8_to_6_0");
+}
+
 int main(void)
 {
 	test_grow();
@@ -147,5 +191,6 @@ int main(void)
 	test_eras();
 	test_flapping();
 	test_era_names();
+	test_era_table();
 	return CHECK_DONE();
 }
