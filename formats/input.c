@@ -251,18 +251,6 @@ int hs_input_read(const char *path, struct hs_account *acct, struct hs_error *er
 }
 
 /*
- * The compression name follows the fixed v7 header (magic, version,
- * endianness, long size, page size): the ones the own reader inflates.
- */
-static bool hs_input_own_v7(const unsigned char head[32])
-{
-	const char *name = (const char *)head + 18;
-
-	return !memchr(name, '\0', 5) ? false :
-	       !strcmp(name, "zstd") || !strcmp(name, "zlib") || !strcmp(name, "none") || !*name;
-}
-
-/*
  * Below this size a second reader costs more than it saves (4 MiB is
  * about 100,000 events).
  */
@@ -277,8 +265,10 @@ static bool hs_input_own_v7(const unsigned char head[32])
 static bool hs_input_splittable(const char *path, bool any_size)
 {
 	const char *rd = getenv("HALTSTAT_READER");
-	unsigned char head[32];
+	unsigned char head[256];
+	struct hs_td_head h;
 	struct stat st;
+	ssize_t n;
 	int fd;
 
 	if (!strcmp(path, "-") || (rd && !strcmp(rd, "libtracecmd")))
@@ -288,13 +278,17 @@ static bool hs_input_splittable(const char *path, bool any_size)
 		return false;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 	    (!any_size && st.st_size < HS_SPLIT_MIN_BYTES) ||
-	    pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head)) {
+	    (n = pread(fd, head, sizeof(head), 0)) <= 0) {
 		close(fd);
 		return false;
 	}
 	close(fd);
-	return hs_input_detect(head, sizeof(head)) == HS_INPUT_TRACEDAT && !head[11] &&
-	       (head[10] == '6' || (head[10] == '7' && hs_input_own_v7(head)));
+	if (hs_td_head_parse(head, (size_t)n, &h, NULL))
+		return false;
+	/* the compressions the own v7 reader inflates */
+	return !strcmp(h.version, "6") ||
+	       (!strcmp(h.version, "7") && (!h.comp[0] || !strcmp(h.comp, "none") ||
+					     !strcmp(h.comp, "zstd") || !strcmp(h.comp, "zlib")));
 }
 
 

@@ -235,27 +235,16 @@ static int tc_options(struct tc_file *f, uint64_t off, uint64_t *next)
 int hs_tc_check_sections(const unsigned char *buf, size_t len, struct hs_error *err)
 {
 	struct tc_file f = { .buf = buf, .len = len, .err = err };
-	const unsigned char *nul;
-	uint64_t off, pos = 18;
+	struct hs_td_head h;
+	uint64_t off;
 
-	if (len < 18)
-		return tc_bad(&f, "file header", 0);
-	f.big = buf[12] == 1;
-	f.long_size = buf[13] == 4 ? 4 : 8;
-	f.page_size = tc_get(&f, 14, 4);
-	if (f.page_size < 64)
-		return tc_bad(&f, "page size", 14);
-	for (int s = 0; s < 2; s++) {
-		nul = memchr(buf + pos, '\0', len - pos);
-		if (!nul)
-			return tc_bad(&f, "compression header", pos);
-		if (s == 0)
-			f.compressed = strcmp((const char *)buf + pos, "none") != 0;
-		pos = (uint64_t)(nul - buf) + 1;
-	}
-	if (!tc_fits(&f, pos, 8))
-		return tc_bad(&f, "first options offset", pos);
-	for (off = tc_get(&f, pos, 8); off;)
+	if (hs_td_head_parse(buf, len, &h, err))
+		return err ? err->code : HS_ERR_INPUT;
+	f.big = h.big;
+	f.long_size = (unsigned int)h.long_size;
+	f.page_size = h.page_size;
+	f.compressed = h.comp[0] && strcmp(h.comp, "none") != 0;
+	for (off = h.first_options; off;)
 		if (tc_options(&f, off, &off))
 			return f.err ? f.err->code : HS_ERR_INPUT;
 	return 0;

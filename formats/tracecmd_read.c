@@ -46,50 +46,23 @@ struct tc_ctx {
 	int failed;
 };
 
-/* magic, "7\0", endianness, long size, page size, compression name and version */
+/* The fixed header as the own readers see it; libtracecmd trusts its offsets. */
 static int tc_check_header(const unsigned char *buf, size_t len, char *comp, size_t csize,
 			   struct hs_error *err)
 {
-	size_t pos = 12;
-	uint32_t ps;
+	struct hs_td_head h;
+	int ret = hs_td_head_parse(buf, len, &h, err);
 
-	if (len < 18)
-		return hs_error_set(err, HS_ERR_INPUT,
-				    "truncated trace.dat: file header runs past the end of the file (%zu bytes)", len);
-	if (buf[12] > 1 || (buf[13] != 4 && buf[13] != 8))
-		return hs_error_set(err, HS_ERR_INPUT, "corrupt trace.dat: endianness %u, long size %u",
-				    buf[12], buf[13]);
-	ps = buf[12] ? (uint32_t)buf[14] << 24 | buf[15] << 16 | buf[16] << 8 | buf[17] :
-		       (uint32_t)buf[17] << 24 | buf[16] << 16 | buf[15] << 8 | buf[14];
-	if (ps < 64 || ps > (64u << 20) || (ps & (ps - 1)))
-		return hs_error_set(err, HS_ERR_INPUT, "corrupt trace.dat: page size %u", ps);
-	pos = 18;
-	for (int s = 0; s < 2; s++) {
-		const unsigned char *nul = pos < len ? memchr(buf + pos, '\0', len - pos) : NULL;
-
-		if (!nul || nul - (buf + pos) >= 64)
-			return hs_error_set(err, HS_ERR_INPUT,
-					    "corrupt or truncated trace.dat: bad compression %s at offset %zu",
-					    s ? "version" : "name", pos);
-		if (s == 0)
-			snprintf(comp, csize, "%s", (const char *)buf + pos);
-		pos = nul - buf + 1;
-	}
+	if (ret)
+		return ret;
+	snprintf(comp, csize, "%s", h.comp);
 	if (strcmp(comp, "zstd") && strcmp(comp, "zlib") && strcmp(comp, "none"))
 		return hs_error_set(err, HS_ERR_INPUT, "unsupported trace.dat compression \"%.20s\"",
 				    comp);
-	if (len - pos < 8)
-		return hs_error_set(err, HS_ERR_INPUT,
-				    "truncated trace.dat: first section offset at offset %zu runs past the end of the file (%zu bytes)",
-				    pos, len);
-	uint64_t off = 0;
-
-	for (int i = 7; i >= 0; i--)
-		off = (off << 8) | buf[pos + (buf[12] ? 7 - i : i)];
-	if (off > len)
+	if (h.first_options > len)
 		return hs_error_set(err, HS_ERR_INPUT,
 				    "truncated trace.dat: first section at offset %llu is past the end of the file (%zu bytes)",
-				    (unsigned long long)off, len);
+				    (unsigned long long)h.first_options, len);
 	return 0;
 }
 

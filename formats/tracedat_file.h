@@ -49,7 +49,8 @@ struct td_file {
 	char *cpustat;		/* CPUSTAT options, concatenated */
 	size_t cpustat_len;
 	char clock[32];
-	char comp[16];		/* v7 compression algorithm */
+	char comp[64];		/* v7 compression algorithm */
+	uint64_t first_options;	/* v7: the first options section */
 	uint64_t data_end;	/* end of the trace data: a haltstat trailer starts after it */
 	struct td_inflater *z;	/* chunk inflater (v7 compressed) */
 	struct td_buf bufs[TD_MAXBUFS];	/* [0] = top buffer */
@@ -77,7 +78,7 @@ bool hs_td_has(const struct td_file *f, uint64_t n);
 int hs_td_num(struct td_file *f, int n, uint64_t *v, const char *what);
 int hs_td_blob(struct td_file *f, int nlen, size_t *off, size_t *len, const char *what);
 
-/* Endianness, long size and page size from the fixed header (pos 12). */
+/* The fixed header (hs_td_head_parse) into f; f->pos after it. */
 int hs_td_fixed_header(struct td_file *f);
 /* header_page + header_event; ftrace formats; event systems (at f->pos). */
 int hs_td_header_page(struct td_file *f);

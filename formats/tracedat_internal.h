@@ -25,6 +25,24 @@ struct hs_account;
 /* What the report readers decode: the analysed events and haltstat's notes. */
 #define HS_TD_READ_KINDS (HS_EV_MASK_ANALYSED | HS_EV_MASK(HS_EV_MARKER))
 
+/*
+ * The fixed header of a trace.dat: magic, version and, for versions 6 and 7,
+ * byte order, long size, page size; for 7 also the compression and the
+ * first options section. Another version stops after the version.
+ */
+struct hs_td_head {
+	char version[8];		/* as written, made printable */
+	bool big;
+	int long_size;
+	uint32_t page_size;
+	char comp[64];			/* v7: compression name ("" or "none": none) */
+	uint64_t first_options;		/* v7 */
+	size_t end;			/* offset after the fixed header */
+};
+/* 0 with h filled, else an input error in err (without the file's name). */
+int hs_td_head_parse(const unsigned char *buf, size_t len, struct hs_td_head *h,
+		     struct hs_error *err);
+
 /* Per-CPU loss counts from CPUSTAT text, for one buffer ("" = top). */
 #define HS_TD_MAXCPUS 4096
 struct hs_td_stats {

@@ -356,30 +356,91 @@ static int td_rest(struct td_file *f)
 	return 0;
 }
 
+static const unsigned char td_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+
+static int td_head_trunc(struct hs_error *err, const char *what, size_t pos, size_t len)
+{
+	return hs_error_set(err, HS_ERR_INPUT,
+			    "truncated trace.dat: %s at offset %zu runs past the end of the file (%zu bytes)",
+			    what, pos, len);
+}
+
+static uint64_t td_head_num(const unsigned char *p, int n, bool big)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = (v << 8) | p[big ? i : n - 1 - i];
+	return v;
+}
+
+/* v7: the compression's name and version, NUL-terminated strings, then the first options offset. */
+static int td_head_v7(const unsigned char *buf, size_t len, struct hs_td_head *h,
+		      struct hs_error *err)
+{
+	size_t pos = 18;
+
+	for (int s = 0; s < 2; s++) {
+		const unsigned char *nul = pos < len ? memchr(buf + pos, '\0', len - pos) : NULL;
+
+		if (!nul)
+			return td_head_trunc(err, s ? "compression version" : "compression name", pos,
+					     len);
+		if (s == 0)
+			snprintf(h->comp, sizeof(h->comp), "%.*s", (int)(nul - (buf + pos)),
+				 (const char *)buf + pos);
+		pos = (size_t)(nul - buf) + 1;
+	}
+	if (len - pos < 8)
+		return td_head_trunc(err, "first options offset", pos, len);
+	h->first_options = td_head_num(buf + pos, 8, h->big);
+	h->end = pos + 8;
+	return 0;
+}
+
+int hs_td_head_parse(const unsigned char *buf, size_t len, struct hs_td_head *h,
+		     struct hs_error *err)
+{
+	size_t i;
+
+	memset(h, 0, sizeof(*h));
+	if (len < sizeof(td_magic) || memcmp(buf, td_magic, sizeof(td_magic)))
+		return hs_error_set(err, HS_ERR_INPUT, "not a trace.dat file");
+	for (i = 0; i + 10 < len && i < sizeof(h->version) - 1 && buf[10 + i]; i++)
+		h->version[i] = buf[10 + i] < ' ' || buf[10 + i] > '~' ? '?' : (char)buf[10 + i];
+	if (i + 10 >= len)
+		return td_head_trunc(err, "file header", 10, len);
+	if (strcmp(h->version, "6") && strcmp(h->version, "7"))
+		return 0;
+	if (len < 18)
+		return td_head_trunc(err, "file header", 12, len);
+	if (buf[12] > 1 || (buf[13] != 4 && buf[13] != 8))
+		return hs_error_set(err, HS_ERR_INPUT,
+				    "corrupt trace.dat: endianness %u, long size %u", buf[12], buf[13]);
+	h->big = buf[12] == 1;
+	h->long_size = buf[13];
+	h->page_size = (uint32_t)td_head_num(buf + 14, 4, h->big);
+	if (h->page_size < 64 || h->page_size > (64u << 20) || (h->page_size & (h->page_size - 1)))
+		return hs_error_set(err, HS_ERR_INPUT, "corrupt trace.dat: page size %u",
+				    h->page_size);
+	h->end = 18;
+	return h->version[0] == '7' ? td_head_v7(buf, len, h, err) : 0;
+}
+
 int hs_td_fixed_header(struct td_file *f)
 {
-	uint64_t v;
-	int ret;
+	struct hs_td_head h;
+	int ret = hs_td_head_parse(f->buf, f->len, &h, f->err);
 
-	/* magic (10) and the version were checked by the caller */
-	f->pos = 12;
-	if (!hs_td_has(f, 6))
-		return hs_td_trunc(f, "file header");
-	if (f->buf[12] > 1 || (f->buf[13] != 4 && f->buf[13] != 8))
-		return hs_error_set(f->err, HS_ERR_INPUT,
-				    "corrupt trace.dat: endianness %u, long size %u",
-				    f->buf[12], f->buf[13]);
-	f->big = f->buf[12] == 1;
-	f->swap = f->big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
-	f->long_size = f->buf[13];
-	f->pos = 14;
-	ret = hs_td_num(f, 4, &v, "page size");
 	if (ret)
 		return ret;
-	if (v < 64 || v > (64u << 20) || (v & (v - 1)))
-		return hs_error_set(f->err, HS_ERR_INPUT,
-				    "corrupt trace.dat: page size %llu", (unsigned long long)v);
-	f->page_size = (uint32_t)v;
+	f->big = h.big;
+	f->swap = f->big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	f->long_size = h.long_size;
+	f->page_size = h.page_size;
+	f->pos = h.end;
+	snprintf(f->comp, sizeof(f->comp), "%s", h.comp);
+	f->first_options = h.first_options;
 	tep_set_file_bigendian(f->tep, f->big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_long_size(f->tep, f->long_size);
 	tep_set_page_size(f->tep, f->page_size);

@@ -37,8 +37,6 @@ int hs_td_v6_decode_fd(const unsigned char *buf, size_t len, int fd, struct hs_s
 	return ret;
 }
 
-static const char td_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-
 int hs_tracedat_read(const char *path, const unsigned char *buf, size_t len,
 		     struct hs_account *acct, struct hs_error *err)
 {
@@ -73,36 +71,25 @@ int hs_td_read_sink(const char *path, int fd, const unsigned char *buf, size_t l
 int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size_t len,
 			struct hs_account *acct, struct hs_error *err)
 {
+	struct hs_td_head h;
 	struct hs_sink sink;
-	char ver[8];
-	size_t i;
+	int ret;
 
-	if (len < sizeof(td_magic) || memcmp(buf, td_magic, sizeof(td_magic)))
-		return hs_error_set(err, HS_ERR_INPUT, "%s: not a trace.dat file", path);
-	for (i = 0; i + 10 < len && i < sizeof(ver) - 1 && buf[10 + i]; i++)
-		ver[i] = (char)buf[10 + i];
-	ver[i] = '\0';
-	if (i + 10 >= len)
-		return hs_error_set(err, HS_ERR_INPUT,
-				    "%s: truncated trace.dat: file header at offset 10 runs past the end of the file (%zu bytes)",
-				    path, len);
-	hs_sink_account(&sink, acct);
-	snprintf(sink.meta->source, sizeof(sink.meta->source), "%s", path);
-	if (!strcmp(ver, "6") || !strcmp(ver, "7")) {
-		int ret = hs_td_read_sink(path, fd, buf, len, ver[0] == '7', &sink, err);
-
-		if (ret && err) {
-			char msg[sizeof(err->msg)];
-
-			snprintf(msg, sizeof(msg), "%s", err->msg);
-			hs_error_set(err, ret, "%s: %s", path, msg);
-		}
-		return ret;
+	ret = hs_td_head_parse(buf, len, &h, err);
+	if (!ret && strcmp(h.version, "6") && strcmp(h.version, "7"))
+		ret = hs_error_set(err, HS_ERR_INPUT,
+				   "unsupported trace.dat version \"%s\" (haltstat reads 6 and 7)",
+				   h.version);
+	if (!ret) {
+		hs_sink_account(&sink, acct);
+		snprintf(sink.meta->source, sizeof(sink.meta->source), "%s", path);
+		ret = hs_td_read_sink(path, fd, buf, len, h.version[0] == '7', &sink, err);
 	}
-	for (char *p = ver; *p; p++)
-		if (*p < ' ' || *p > '~')
-			*p = '?';
-	return hs_error_set(err, HS_ERR_INPUT,
-			    "%s: unsupported trace.dat version \"%s\" (haltstat reads 6 and 7)",
-			    path, ver);
+	if (ret && err) {
+		char msg[sizeof(err->msg)];
+
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		hs_error_set(err, ret, "%s: %s", path, msg);
+	}
+	return ret;
 }

@@ -554,22 +554,13 @@ static int v7_meta_sections(struct v7 *v)
 }
 
 /* Compression name and version after the fixed header, then the first options offset. */
+/* The compression named in the fixed header: one the own reader inflates? */
 static int v7_compression(struct v7 *v, uint64_t *first)
 {
 	struct td_file *f = v->f;
-	const char *name = "";
+	const char *name = f->comp;
 	int alg;
 
-	for (int s = 0; s < 2; s++) {
-		const unsigned char *nul = f->pos < f->len ?
-			memchr(f->buf + f->pos, '\0', f->len - f->pos) : NULL;
-
-		if (!nul)
-			return hs_td_trunc(f, s ? "compression version" : "compression name");
-		if (s == 0)
-			name = (const char *)f->buf + f->pos;
-		f->pos = (size_t)(nul - f->buf) + 1;
-	}
 	alg = !strcmp(name, "none") || !name[0] ? HS_TD_Z_NONE :
 	      !strcmp(name, "zstd") ? HS_TD_Z_ZSTD : !strcmp(name, "zlib") ? HS_TD_Z_ZLIB : -1;
 	if (alg < 0 && hs_td_v7_fallback)
@@ -577,13 +568,11 @@ static int v7_compression(struct v7 *v, uint64_t *first)
 	if (alg < 0)
 		return hs_error_set(f->err, HS_ERR_INPUT,
 				    "unsupported trace.dat compression \"%.20s\"", name);
-	snprintf(f->comp, sizeof(f->comp), "%s", name[0] ? name : "none");
+	if (!name[0])
+		snprintf(f->comp, sizeof(f->comp), "none");
 	if (hs_td_inflater_set(f->z, alg))
 		return hs_error_set(f->err, HS_ERR_RUNTIME, "out of memory");
-	if (!hs_td_has(f, 8))
-		return hs_td_trunc(f, "first options offset");
-	*first = hs_td_get(f, f->buf + f->pos, 8);
-	f->pos += 8;
+	*first = f->first_options;
 	v7_end(v, f->pos);
 	return 0;
 }
