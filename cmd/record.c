@@ -19,6 +19,7 @@
 #include "../formats/recmeta.h"
 #include "../formats/tracedat_record.h"
 #include "../lib/capture.h"
+#include "../lib/evdecode.h"
 #include "../lib/parse.h"
 #include "../lib/sysinfo.h"
 #include "builtin.h"
@@ -153,17 +154,13 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 
 static unsigned int record_events(const struct record_params *p, const char **ev, bool *req)
 {
-	static const char *const host[] = { "kvm:kvm_vcpu_wakeup", "kvm:kvm_halt_poll_ns" };
-	static const char *const guest[] = { "power:cpu_idle", "power:guest_halt_poll_ns" };
 	unsigned int n = 0;
 
-	for (int i = 0; p->host && i < 2; i++, n++) {
-		ev[n] = host[i];
-		req[n] = false;
-	}
-	for (int i = 0; p->guest && i < 2; i++, n++) {
-		ev[n] = guest[i];
-		req[n] = false;
+	for (int k = HS_EV_VCPU_WAKEUP; k <= HS_EV_ANALYSED_LAST; k++) {
+		if (hs_ev_host_side(k) ? !p->host : !p->guest)
+			continue;
+		ev[n] = hs_ev_full_name(k);
+		req[n++] = false;
 	}
 	for (unsigned int i = 0; i < p->nextra; i++, n++) {
 		ev[n] = p->extra[i];

@@ -435,21 +435,13 @@ static bool hs_txt_guest_poll(const char *p, const char *e, struct hs_event *ev)
 /* Event name (system prefix already dropped) to kind; 0 when not ours. */
 static inline int hs_txt_kind(const char *n, size_t len)
 {
-	switch (len) {
-	case 5:	/* trace-cmd report and perf name trace_marker writes by their event */
-		return memcmp(n, "print", 5) ? 0 : HS_EV_MARKER;
-	case 8:
-		return memcmp(n, "cpu_idle", 8) ? 0 : HS_EV_CPU_IDLE;
-	case 15:
-		return memcmp(n, "kvm_vcpu_wakeup", 15) ? 0 : HS_EV_VCPU_WAKEUP;
-	case 16:
-		return memcmp(n, "kvm_halt_poll_ns", 16) ? 0 : HS_EV_HALT_POLL_NS;
-	case 18:
-		if (!memcmp(n, "tracing_mark_write", 18))
-			return HS_EV_MARKER;	/* the kernel's own text */
-		return memcmp(n, "guest_halt_poll_ns", 18) ? 0 : HS_EV_GUEST_HALT_POLL_NS;
-	}
-	return 0;
+	/* the kernel's own text names trace_marker writes so; everyone else "print" */
+	int kind;
+
+	if (len == 18 && !memcmp(n, "tracing_mark_write", 18))
+		return HS_EV_MARKER;
+	kind = hs_ev_kind_of(NULL, n, len);
+	return kind <= HS_EV_ANALYSED_LAST || kind == HS_EV_MARKER ? kind : 0;
 }
 
 /*

@@ -11,19 +11,23 @@
 #include "evdecode.h"
 
 /* Fields in the order hs_ev_fields() reads them; NULL ends a list. */
+/* The text reader looks names up for every line: their lengths are kept. */
+#define EV(sys, name, ...) { sys ":" name, sys, name, sizeof(name) - 1, { __VA_ARGS__ } }
+
 static const struct {
-	const char *system, *name;
+	const char *full, *system, *name;
+	size_t name_len;
 	const char *fields[HS_EV_NFIELDS];
 } ev_table[HS_EV_NKINDS] = {
-	[HS_EV_VCPU_WAKEUP - 1] = { "kvm", "kvm_vcpu_wakeup", { "ns", "waited", "valid" } },
-	[HS_EV_HALT_POLL_NS - 1] = { "kvm", "kvm_halt_poll_ns", { "grow", "vcpu_id", "new", "old" } },
-	[HS_EV_CPU_IDLE - 1] = { "power", "cpu_idle", { "state", "cpu_id" } },
-	[HS_EV_GUEST_HALT_POLL_NS - 1] = { "power", "guest_halt_poll_ns", { "grow", "new", "old" } },
-	[HS_EV_MARKER - 1] = { "ftrace", "print", { "buf" } },
-	[HS_EV_TASK_NEW - 1] = { "task", "task_newtask", { "pid", "clone_flags", "comm" } },
+	[HS_EV_VCPU_WAKEUP - 1] = EV("kvm", "kvm_vcpu_wakeup", "ns", "waited", "valid"),
+	[HS_EV_HALT_POLL_NS - 1] = EV("kvm", "kvm_halt_poll_ns", "grow", "vcpu_id", "new", "old"),
+	[HS_EV_CPU_IDLE - 1] = EV("power", "cpu_idle", "state", "cpu_id"),
+	[HS_EV_GUEST_HALT_POLL_NS - 1] = EV("power", "guest_halt_poll_ns", "grow", "new", "old"),
+	[HS_EV_MARKER - 1] = EV("ftrace", "print", "buf"),
+	[HS_EV_TASK_NEW - 1] = EV("task", "task_newtask", "pid", "clone_flags", "comm"),
 	/* newer kernels drop pid: the renamed task is then the one tracing */
-	[HS_EV_TASK_RENAME - 1] = { "task", "task_rename", { "pid", "newcomm" } },
-	[HS_EV_TASK_EXIT - 1] = { "sched", "sched_process_exit", { "pid", "comm" } },
+	[HS_EV_TASK_RENAME - 1] = EV("task", "task_rename", "pid", "newcomm"),
+	[HS_EV_TASK_EXIT - 1] = EV("sched", "sched_process_exit", "pid", "comm"),
 };
 
 const char *hs_ev_system(enum hs_event_kind kind)
@@ -36,11 +40,21 @@ const char *hs_ev_name(enum hs_event_kind kind)
 	return kind >= 1 && kind <= HS_EV_NKINDS ? ev_table[kind - 1].name : "";
 }
 
+const char *hs_ev_full_name(enum hs_event_kind kind)
+{
+	return kind >= 1 && kind <= HS_EV_NKINDS ? ev_table[kind - 1].full : "";
+}
+
+bool hs_ev_host_side(enum hs_event_kind kind)
+{
+	return kind == HS_EV_VCPU_WAKEUP || kind == HS_EV_HALT_POLL_NS;
+}
+
 int hs_ev_kind_of(const char *system, const char *name, size_t name_len)
 {
 	for (int k = 0; k < HS_EV_NKINDS; k++)
-		if (!strcmp(system, ev_table[k].system) && strlen(ev_table[k].name) == name_len &&
-		    !memcmp(name, ev_table[k].name, name_len))
+		if (ev_table[k].name_len == name_len && !memcmp(name, ev_table[k].name, name_len) &&
+		    (!system || !strcmp(system, ev_table[k].system)))
 			return k + 1;
 	return 0;
 }

@@ -29,10 +29,13 @@ struct tep_handle;
 #define HS_EV_MASK_TASKS (HS_EV_MASK(HS_EV_TASK_NEW) | HS_EV_MASK(HS_EV_TASK_RENAME) | \
 			  HS_EV_MASK(HS_EV_TASK_EXIT))
 
-/* "system:name" of a kind. */
+/* A kind's tracepoint: "kvm", "kvm_vcpu_wakeup", "kvm:kvm_vcpu_wakeup". */
 const char *hs_ev_system(enum hs_event_kind kind);
 const char *hs_ev_name(enum hs_event_kind kind);
-/* The kind of a tracepoint, or 0 when haltstat does not decode it. */
+const char *hs_ev_full_name(enum hs_event_kind kind);
+/* The analysed kinds a host's KVM emits (the others: a guest's idle). */
+bool hs_ev_host_side(enum hs_event_kind kind);
+/* The kind of a tracepoint (system NULL: any), or 0 when haltstat does not decode it. */
 int hs_ev_kind_of(const char *system, const char *name, size_t name_len);
 
 /* Byte offset and size of one field inside a payload; size 0 = absent. */

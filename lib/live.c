@@ -77,18 +77,14 @@ static int live_push(struct live_evs *e, const struct live_ev *ev)
 
 static unsigned int live_events(const struct hs_live_opts *o, const char **ev, bool *req)
 {
-	static const char *const host[] = { "kvm:kvm_vcpu_wakeup", "kvm:kvm_halt_poll_ns" };
-	static const char *const guest[] = { "power:cpu_idle", "power:guest_halt_poll_ns" };
 	bool both = !o->host && !o->guest;
 	unsigned int n = 0;
 
-	for (int i = 0; (both || o->host) && i < 2; i++) {
+	for (int k = HS_EV_VCPU_WAKEUP; k <= HS_EV_ANALYSED_LAST; k++) {
+		if (!both && (hs_ev_host_side(k) ? !o->host : !o->guest))
+			continue;
 		req[n] = false;
-		ev[n++] = host[i];
-	}
-	for (int i = 0; (both || o->guest) && i < 2; i++) {
-		req[n] = false;
-		ev[n++] = guest[i];
+		ev[n++] = hs_ev_full_name(k);
 	}
 	return n;
 }
@@ -158,20 +154,16 @@ static int live_open_cpus(struct hs_live *l, struct hs_error *err)
  */
 static int live_decoder(struct hs_live *l, struct hs_error *err)
 {
-	static const char *const names[][2] = {
-		{ "kvm", "kvm_vcpu_wakeup" }, { "kvm", "kvm_halt_poll_ns" },
-		{ "power", "cpu_idle" }, { "power", "guest_halt_poll_ns" },
-	};
-
 	l->tep = tep_alloc();
 	if (!l->tep)
 		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (int k = HS_EV_VCPU_WAKEUP; k <= HS_EV_ANALYSED_LAST; k++) {
 		int len = 0;
-		char *fmt = tracefs_event_file_read(NULL, names[i][0], names[i][1], "format", &len);
+		char *fmt = tracefs_event_file_read(NULL, hs_ev_system(k), hs_ev_name(k), "format",
+						    &len);
 
 		if (fmt && len > 0)
-			tep_parse_event(l->tep, fmt, (unsigned long)len, names[i][0]);
+			tep_parse_event(l->tep, fmt, (unsigned long)len, hs_ev_system(k));
 		free(fmt);
 	}
 	if (hs_ev_layout_init(&l->lay, l->tep, false, HS_EV_MASK_ANALYSED) <= 0)
