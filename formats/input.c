@@ -193,7 +193,7 @@ static int hs_input_slurp(const char *name, int fd, const unsigned char *head, s
 /*
  * Tells the format from the first 4 KiB. Text streams through a bounded
  * buffer; a trace.dat is mapped for its header and its pages are pread
- * (tracedat_read.c), so memory stays bounded whatever the input size.
+ * (tracedat_decode.c), so memory stays bounded whatever the input size.
  */
 static int hs_input_fd(const char *name, int fd, bool regular, struct hs_account *acct,
 		       struct hs_error *err)

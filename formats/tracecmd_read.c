@@ -7,7 +7,7 @@
  * reads by path, so standard input goes through a temporary file.
  *
  * Losses: page counts are reported as records carry them; the stats rule of
- * tracedat_read.c (per CPU max of page counts and CPUSTAT counts) is applied
+ * tracedat_decode.c (per CPU max of page counts and CPUSTAT counts) is applied
  * at the end here, since the page counts are only known after the pass.
  */
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #define HS_TRACEDAT_FILE_H
 
 /*
- * A parsed trace.dat as the page decoder of tracedat_read.c sees it, filled
+ * A parsed trace.dat as the page decoder of tracedat_decode.c sees it, filled
  * by the v6 parser there or by the v7 one (tracedat_v7.c). Not a public
  * interface.
  */

@@ -3,10 +3,11 @@
 #define HS_TRACEDAT_INTERNAL_H
 
 /*
- * Shared by the trace.dat readers (tracedat_read.c: own v6 parser and page
- * decoder, tracedat_v7.c: own v7 parser, tracecmd_read.c: libtracecmd for
- * v7 files compressed otherwise or when forced) and by test tools that time
- * the decoder without the accounting behind it. Not a public interface.
+ * Shared by the trace.dat readers (tracedat_parse.c: the structure and the
+ * v6 layout, tracedat_v7.c: the v7 layout, tracedat_decode.c: the page
+ * decoder, tracecmd_read.c: libtracecmd when forced; tracedat_read.c picks
+ * one) and by test tools that time the decoder without the accounting
+ * behind it. Not a public interface.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -55,7 +56,7 @@ void hs_td_stats_free(struct hs_td_stats *st);
 /* One CPU's count; -1 when out of memory. */
 int hs_td_stats_set(struct hs_td_stats *st, long cpu, int64_t lost);
 
-/* haltstat trailer (notes/META.md). start: where the text begins, or 0 if none. */
+/* haltstat trailer (formats/recmeta.h). start: where the text begins, or 0 if none. */
 int hs_td_trailer_find(const unsigned char *buf, size_t len, uint64_t data_end,
 		       uint64_t *start, uint64_t *tlen);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * trace.dat version 7 (trace-cmd.dat.v7(5)) parsed from the mapped bytes into
- * the struct td_file that the page decoder of tracedat_read.c runs on.
+ * the struct td_file that the page decoder of tracedat_decode.c runs on.
  *
  * After the fixed header (as v6) come the compression algorithm's name and
  * version and the offset of the first options section. A section: id (2),
