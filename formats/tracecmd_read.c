@@ -19,7 +19,7 @@
 
 #include "input.h"
 #include "recmeta.h"
-#include "tracedat_internal.h"
+#include "tracedat_file.h"
 
 /* Exported by libtracecmd 1.3 (trace-cmd 3.1) but missing from its public header. */
 const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
@@ -270,7 +270,7 @@ int hs_td_v7_decode_direct(const char *path, const unsigned char *buf, size_t le
 	if (len > 10 && buf[10] == '6')
 		snprintf(comp, sizeof(comp), "libtracecmd");
 	else if ((ret = tc_check_header(buf, len, comp, sizeof(comp), err)) ||
-		 (ret = hs_tc_check_sections(buf, len, err)))
+		 (ret = hs_td_v7_check(buf, len, err)))
 		return ret;
 	if (!strcmp(path, "-")) {
 		ret = tc_tempfile(buf, len, tmp, sizeof(tmp), err);

@@ -125,5 +125,11 @@ void hs_td_inflater_free(struct td_inflater *z);
 extern bool hs_td_v7_fallback;	/* false: an error instead (fuzzing: no fork) */
 int hs_td_v7_read(const unsigned char *buf, size_t len, int fd, struct hs_sink *sink,
 		  struct hs_error *err);
+/*
+ * The same parse without decoding, for a file libtracecmd is to read: it
+ * trusts every size in the file, so every section, chunk and uncompressed
+ * page is checked first.
+ */
+int hs_td_v7_check(const unsigned char *buf, size_t len, struct hs_error *err);
 
 #endif

@@ -84,8 +84,6 @@ int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size
  * checked, for libtraceevent. cap >= len + 64. Returns the length or 0.
  */
 size_t hs_td_format_clean(const char *in, size_t len, char *out, size_t cap);
-/* Sizes of a v7 file's sections and chunks, checked before libtracecmd reads it. */
-int hs_tc_check_sections(const unsigned char *buf, size_t len, struct hs_error *err);
 /* v7 through libtracecmd (needs a path; buf/len are only checked). */
 int hs_td_v7_decode(const char *path, const unsigned char *buf, size_t len,
 		    struct hs_sink *sink, struct hs_error *err);

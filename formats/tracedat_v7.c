@@ -28,6 +28,7 @@
 
 #include <event-parse.h>
 
+#include "../lib/ringbuf.h"
 #include "tracedat_file.h"
 
 #define V7_SEC_HDR 16
@@ -577,38 +578,91 @@ static int v7_compression(struct v7 *v, uint64_t *first)
 	return 0;
 }
 
+/* Everything up to the CPU data: header, options, the metadata sections, the buffers. */
+static int v7_parse(struct v7 *v)
+{
+	uint64_t first = 0;
+	int ret = hs_td_fixed_header(v->f);
+
+	if (!ret)
+		ret = v7_compression(v, &first);
+	if (!ret)
+		ret = v7_options(v, first);
+	if (!ret) {
+		hs_ev_tep_lock();
+		ret = v7_meta_sections(v);
+		hs_ev_tep_unlock();
+	}
+	if (!ret)
+		ret = v7_buffers(v);
+	return ret;
+}
+
+/* kbuffer (libtracecmd) reads as far as an uncompressed page's commit says. */
+static int v7_check_pages(struct v7 *v)
+{
+	const struct td_file *f = v->f;
+	uint64_t hdr = 8 + (uint64_t)f->long_size;
+
+	for (int i = 0; i < f->nbufs; i++) {
+		const struct td_buf *b = &f->bufs[i];
+
+		for (int c = 0; c < f->ncpus && !b->chunks; c++) {
+			for (uint64_t p = 0; p < b->size[c]; p += f->page_size) {
+				uint64_t avail = b->size[c] - p < f->page_size ? b->size[c] - p :
+										f->page_size;
+				const unsigned char *pg = f->buf + b->off[c] + p;
+
+				if (avail < hdr || (hs_td_get(f, pg + 8, f->long_size) &
+						    HS_RB_COMMIT_MASK) > avail - hdr)
+					return v7_corrupt(v, "ring-buffer page", b->off[c] + p);
+			}
+		}
+	}
+	return 0;
+}
+
+static void v7_free(struct v7 *v)
+{
+	hs_td_file_free(v->f);
+	for (int i = 0; i < v->nowned; i++)
+		free(v->owned[i]);
+	free(v->owned);
+}
+
 int hs_td_v7_read(const unsigned char *buf, size_t len, int fd, struct hs_sink *sink,
 		  struct hs_error *err)
 {
 	struct td_file f = { .buf = buf, .len = len, .err = err, .version = 7 };
 	struct v7 v = { .f = &f, .file = buf, .flen = len };
-	uint64_t first = 0;
 	int ret;
 
 	f.tep = tep_alloc();
 	f.z = hs_td_inflater_alloc(fd);
-	if (!f.tep || !f.z) {
+	if (!f.tep || !f.z)
 		ret = hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
-		goto out;
-	}
-	ret = hs_td_fixed_header(&f);
-	if (!ret)
-		ret = v7_compression(&v, &first);
-	if (!ret)
-		ret = v7_options(&v, first);
-	if (!ret) {
-		hs_ev_tep_lock();
-		ret = v7_meta_sections(&v);
-		hs_ev_tep_unlock();
-	}
-	if (!ret)
-		ret = v7_buffers(&v);
+	else
+		ret = v7_parse(&v);
 	if (!ret)
 		ret = hs_td_run(&f, fd, sink);
-out:
-	hs_td_file_free(&f);
-	for (int i = 0; i < v.nowned; i++)
-		free(v.owned[i]);
-	free(v.owned);
+	v7_free(&v);
+	return ret;
+}
+
+int hs_td_v7_check(const unsigned char *buf, size_t len, struct hs_error *err)
+{
+	struct td_file f = { .buf = buf, .len = len, .err = err, .version = 7 };
+	struct v7 v = { .f = &f, .file = buf, .flen = len };
+	int ret;
+
+	f.tep = tep_alloc();
+	f.z = hs_td_inflater_alloc(-1);
+	if (!f.tep || !f.z)
+		ret = hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
+	else
+		ret = v7_parse(&v);
+	if (!ret)
+		ret = v7_check_pages(&v);
+	v7_free(&v);
 	return ret;
 }
