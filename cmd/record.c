@@ -304,21 +304,18 @@ static void record_warn_missing(struct hs_capture *cap, const struct record_para
 			"module loaded?)%s\n", p->guest ? "; recording guest events only" : "");
 }
 
-/* The facts go first in the trace, as notes: they travel with every copy of it. */
-static char *record_start_notes(void)
+/*
+ * The facts as recording starts: first in the trace, as notes that travel
+ * with every copy of it, and first in the file's trailer.
+ */
+static int record_facts(struct hs_sbuf *facts, struct hs_sbuf *notes)
 {
-	struct hs_sbuf facts = { 0 }, notes = { 0 };
 	struct hs_meta m;
 
 	hs_sysinfo_facts(&m);
-	hs_recmeta_put_facts(&facts, &m);
-	hs_recmeta_put_notes(&notes, facts.s ? facts.s : "", facts.len);
-	hs_sbuf_free(&facts);
-	if (notes.oom) {
-		hs_sbuf_free(&notes);
-		return NULL;
-	}
-	return notes.s;
+	hs_recmeta_put_facts(facts, &m);
+	hs_recmeta_put_notes(notes, facts->s ? facts->s : "", facts->len);
+	return facts->oom || notes->oom ? -1 : 0;
 }
 
 /*
@@ -326,16 +323,13 @@ static char *record_start_notes(void)
  * the trace, and the file gets the same lines as its trailer.
  */
 static int record_save(struct hs_capture *cap, struct hs_record_file *out,
-		       struct hs_error *err)
+		       const struct hs_sbuf *facts, struct hs_error *err)
 {
 	struct hs_sbuf meta = { 0 }, end = { 0 }, notes = { 0 };
 	int ret = hs_capture_scan(cap, err);
 
 	if (!ret) {
-		struct hs_meta m;
-
-		hs_sysinfo_facts(&m);
-		hs_recmeta_put_facts(&meta, &m);
+		hs_sbuf_printf(&meta, "%s", facts->s ? facts->s : "");
 		hs_recmeta_put_end(&end, hs_capture_result(cap));
 		hs_sbuf_printf(&meta, "%s", end.s ? end.s : "");
 		hs_recmeta_put_notes(&notes, end.s ? end.s : "", end.len);
@@ -362,9 +356,9 @@ static int record_run(const struct record_params *p, const sigset_t *orig)
 		.identity = true,
 	};
 	struct hs_error err = { 0 };
+	struct hs_sbuf facts = { 0 }, notes = { 0 };
 	struct hs_record_file *out;
 	struct hs_capture *cap = NULL;
-	char *notes = NULL;
 	pid_t child = -1;
 	int ret = 0;
 
@@ -373,9 +367,9 @@ static int record_run(const struct record_params *p, const sigset_t *orig)
 	if (!out)
 		return cmd_fail(&err);
 	o.dir = hs_record_file_dir(out);
-	o.notes = notes = record_start_notes();
-	if (!notes)
+	if (record_facts(&facts, &notes))
 		ret = hs_error_set(&err, HS_ERR_RUNTIME, "out of memory");
+	o.notes = notes.s;
 	if (!ret)
 		ret = hs_capture_start(&cap, &o, &err);
 	if (!ret) {
@@ -392,12 +386,13 @@ static int record_run(const struct record_params *p, const sigset_t *orig)
 	if (!ret && record_sigint >= 2)
 		ret = hs_error_set(&err, HS_ERR_RUNTIME, "interrupted twice: recording discarded");
 	if (!ret)
-		ret = record_save(cap, out, &err);
+		ret = record_save(cap, out, &facts, &err);
 	if (!ret)
 		record_summary(hs_capture_result(cap), p->output);
 	hs_capture_destroy(cap);
 	hs_record_file_free(out);
-	free(notes);
+	hs_sbuf_free(&facts);
+	hs_sbuf_free(&notes);
 	if (child > 0) {
 		kill(child, SIGTERM);
 		waitpid(child, NULL, 0);
