@@ -40,7 +40,7 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 # `make deps all`, also with -j: nothing compiles before deps has installed
 DEPS_FIRST := $(filter deps,$(MAKECMDGOALS))
 
-.PHONY: all deps check bench clean install uninstall tools fuzz fuzz-smoke fuzz-build haltstat
+.PHONY: all deps check check-fresh bench clean install uninstall tools fuzz fuzz-smoke fuzz-build haltstat
 all: haltstat tools
 
 # ./haltstat is always the release build: a SANITIZE=1 build is only
@@ -86,6 +86,10 @@ deps:
 
 check: haltstat tools
 	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/run.sh
+
+# the README's quick start in a fresh Debian 12 chroot (as root; tests/fresh/)
+check-fresh:
+	tests/fresh/run.sh
 
 bench: haltstat tools
 	@BUILD=$(BUILD) tests/bench/run.sh
