@@ -6,9 +6,10 @@
 # and the tests printed "N passed, 0 failed".
 # The base system's packages are kept in build/fresh/*.tgz (debootstrap
 # --make-tarball): a second run downloads only what ./setup.sh installs.
-# The chroot's mounts (/proc /sys /dev /dev/pts /dev/shm, tracefs) are made in
-# a private mount namespace: they are gone when it ends, whatever the exit,
-# and other processes never see them; they are also unmounted explicitly.
+# The chroot's mounts (itself, /proc /sys /dev /dev/pts /dev/shm, tracefs)
+# are made in a private mount namespace: they are gone when it ends, whatever
+# the exit, and other processes never see them; they are also unmounted
+# explicitly, and nothing is deleted through a mount (rm --one-file-system).
 # FRESH_MIRROR=URL overrides the mirror (default: the host's bookworm source).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,6 +44,9 @@ if [ "${1-}" = --inside ]; then
 	trap 'exit 129' HUP
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
+	# the chroot's / a mount point, as on a real machine (unshare -m changes
+	# the propagation of / and fails with EINVAL on a plain directory)
+	mount --bind "$root" "$root" || exit 1
 	for d in /proc /sys /dev /dev/pts /dev/shm; do
 		mount --bind "$d" "$root$d" || exit 1
 	done
