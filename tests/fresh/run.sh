@@ -30,12 +30,28 @@ mounts_under() {
 
 # --- inside the private mount namespace: mount, run the chroot, unmount ---
 if [ "${1-}" = --inside ]; then
-	cleanup() {
-		local pid m
-		# whatever is left running in the chroot (a test's child): it is ours
-		for pid in $(ls /proc | grep -E '^[0-9]+$'); do
-			[ "$(readlink "/proc/$pid/root" 2>/dev/null)" = "$root" ] && kill -KILL "$pid" 2>/dev/null
+	# the processes running in the chroot: all started by this script
+	in_chroot() {
+		local p
+		for p in /proc/[0-9]*; do
+			[ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && echo "${p#/proc/}"
 		done
+	}
+	cleanup() {
+		local m i left
+		# after a signal: SIGTERM first, so that a test or a recording still
+		# running removes its tracefs instance, then SIGKILL after 10 s
+		left=$(in_chroot)
+		if [ -n "$left" ]; then
+			kill -TERM $left 2>/dev/null
+			for i in $(seq 100); do
+				sleep 0.1
+				left=$(in_chroot)
+				[ -n "$left" ] || break
+			done
+			[ -z "$left" ] || kill -KILL $left 2>/dev/null
+			sleep 0.2
+		fi
 		for m in $(mounts_under "$root"); do
 			umount "$m" 2>/dev/null || umount -l "$m" || echo "check-fresh: cannot unmount $m" >&2
 		done
