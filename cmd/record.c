@@ -11,12 +11,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../formats/recmeta.h"
+#include "../formats/tracedat_record.h"
 #include "../lib/capture.h"
 #include "../lib/parse.h"
+#include "../lib/sysinfo.h"
 #include "builtin.h"
 
 /* 8 MiB per CPU at buffer_percent 10 holds several seconds of 100k events/s. */
@@ -265,21 +269,24 @@ static void record_wait(struct hs_capture *cap, const struct record_params *p, p
 	}
 }
 
-static void record_summary(const struct hs_capture_summary *s, const char *output)
+static void record_summary(const struct hs_capture_result *r, const char *output)
 {
+	struct stat st;
+
 	fprintf(stderr, "haltstat record: %.3f s, %llu events, %u CPUs, %u threads\n",
-		s->seconds, (unsigned long long)s->total_events, s->ncpus, s->nthreads);
-	for (unsigned int i = 0; i < s->nevents; i++)
-		fprintf(stderr, "  %-32s %12llu\n", s->event_names[i],
-			(unsigned long long)s->event_counts[i]);
+		r->seconds, (unsigned long long)r->total_events, r->ncpus, r->ntids);
+	for (unsigned int i = 0; i < r->nevents; i++)
+		fprintf(stderr, "  %-32s %12llu\n", r->event_names[i],
+			(unsigned long long)r->event_counts[i]);
 	fprintf(stderr, "  lost events:");
-	for (unsigned int i = 0; i < s->ncpus; i++)
-		fprintf(stderr, " cpu%u=%llu", i, (unsigned long long)s->lost[i]);
+	for (unsigned int i = 0; i < r->ncpus; i++)
+		fprintf(stderr, " cpu%u=%llu", i, (unsigned long long)r->lost[i]);
 	fprintf(stderr, "\n");
-	if (s->lost_total)
+	if (r->lost_total)
 		fprintf(stderr, "WARNING: %llu events were lost; the analysis will be incomplete "
-			"(try a larger -m or fewer events)\n", (unsigned long long)s->lost_total);
-	fprintf(stderr, "  wrote %s (%.1f KiB)\n", output, (double)s->file_size / 1024.0);
+			"(try a larger -m or fewer events)\n", (unsigned long long)r->lost_total);
+	if (stat(output, &st) == 0)
+		fprintf(stderr, "  wrote %s (%.1f KiB)\n", output, (double)st.st_size / 1024.0);
 }
 
 static void record_warn_missing(struct hs_capture *cap, const struct record_params *p)
@@ -300,22 +307,80 @@ static void record_warn_missing(struct hs_capture *cap, const struct record_para
 			"module loaded?)%s\n", p->guest ? "; recording guest events only" : "");
 }
 
+/* The facts go first in the trace, as notes: they travel with every copy of it. */
+static char *record_start_notes(void)
+{
+	struct hs_sbuf facts = { 0 }, notes = { 0 };
+	struct hs_meta m;
+
+	hs_sysinfo_facts(&m);
+	hs_recmeta_put_facts(&facts, &m);
+	hs_recmeta_put_notes(&notes, facts.s ? facts.s : "", facts.len);
+	hs_sbuf_free(&facts);
+	if (notes.oom) {
+		hs_sbuf_free(&notes);
+		return NULL;
+	}
+	return notes.s;
+}
+
+/*
+ * After the recording: the scan names the threads, the end notes go into
+ * the trace, and the file gets the same lines as its trailer.
+ */
+static int record_save(struct hs_capture *cap, struct hs_record_file *out,
+		       struct hs_error *err)
+{
+	struct hs_sbuf meta = { 0 }, end = { 0 }, notes = { 0 };
+	int ret = hs_capture_scan(cap, err);
+
+	if (!ret) {
+		struct hs_meta m;
+
+		hs_sysinfo_facts(&m);
+		hs_recmeta_put_facts(&meta, &m);
+		hs_recmeta_put_end(&end, hs_capture_result(cap));
+		hs_sbuf_printf(&meta, "%s", end.s ? end.s : "");
+		hs_recmeta_put_notes(&notes, end.s ? end.s : "", end.len);
+		if (meta.oom || end.oom || notes.oom)
+			ret = hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
+	}
+	if (!ret)
+		ret = hs_capture_note_end(cap, notes.s ? notes.s : "", err);
+	if (!ret)
+		ret = hs_record_file_write(out, hs_capture_result(cap), meta.s, meta.len, err);
+	hs_sbuf_free(&meta);
+	hs_sbuf_free(&end);
+	hs_sbuf_free(&notes);
+	return ret;
+}
+
 static int record_run(const struct record_params *p, const sigset_t *orig)
 {
 	const char *ev[HS_CAPTURE_MAX_EVENTS];
 	bool req[HS_CAPTURE_MAX_EVENTS];
 	struct hs_capture_opts o = {
-		.output = p->output, .events = ev, .required = req,
-		.nevents = record_events(p, ev, req),
+		.events = ev, .required = req, .nevents = record_events(p, ev, req),
 		.pids = p->pids, .npids = (unsigned int)p->npids, .buffer_kib = p->buffer_kib,
+		.identity = true,
 	};
-	struct hs_capture_summary sum;
-	struct hs_capture *cap = NULL;
 	struct hs_error err = { 0 };
+	struct hs_record_file *out;
+	struct hs_capture *cap = NULL;
+	char *notes = NULL;
 	pid_t child = -1;
-	int ret;
+	int ret = 0;
 
-	ret = hs_capture_start(&cap, &o, &err);
+	/* a path that cannot be written fails here, before any event is enabled */
+	out = hs_record_file_create(p->output, &err);
+	if (!out)
+		return cmd_fail(&err);
+	o.dir = hs_record_file_dir(out);
+	o.notes = notes = record_start_notes();
+	if (!notes)
+		ret = hs_error_set(&err, HS_ERR_RUNTIME, "out of memory");
+	if (!ret)
+		ret = hs_capture_start(&cap, &o, &err);
 	if (!ret) {
 		record_warn_missing(cap, p);
 		if (p->command && (child = record_spawn(p->command, orig, &err)) < 0)
@@ -330,10 +395,12 @@ static int record_run(const struct record_params *p, const sigset_t *orig)
 	if (!ret && record_sigint >= 2)
 		ret = hs_error_set(&err, HS_ERR_RUNTIME, "interrupted twice: recording discarded");
 	if (!ret)
-		ret = hs_capture_save(cap, &sum, &err);
+		ret = record_save(cap, out, &err);
 	if (!ret)
-		record_summary(&sum, p->output);
+		record_summary(hs_capture_result(cap), p->output);
 	hs_capture_destroy(cap);
+	hs_record_file_free(out);
+	free(notes);
 	if (child > 0) {
 		kill(child, SIGTERM);
 		waitpid(child, NULL, 0);

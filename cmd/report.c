@@ -30,15 +30,16 @@
 #define REPORT_MAX_PIDS			256
 
 enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_CSV, REPORT_SVG, REPORT_OPENMETRICS,
-		     REPORT_PROMETHEUS };
+		     REPORT_PROMETHEUS, REPORT_MARKDOWN };
 
 static const char *const report_format_names[] = {
 	[REPORT_TEXT] = "text", [REPORT_JSON] = "json", [REPORT_CSV] = "csv",
 	[REPORT_SVG] = "svg", [REPORT_OPENMETRICS] = "openmetrics",
-	[REPORT_PROMETHEUS] = "prometheus",
+	[REPORT_PROMETHEUS] = "prometheus", [REPORT_MARKDOWN] = "markdown",
 };
 
 struct report_params {
+	char *command;			/* this command line, shell-quoted (Markdown shows it) */
 	const char *input;
 	const char *output;		/* NULL or "-": standard output */
 	const char *svg_output;		/* --svg FILE: a plot besides the report */
@@ -67,15 +68,17 @@ static void report_usage(FILE *out)
 "      --json              one JSON document (schema haltstat.report/1, see\n"
 "                          report.schema.json)\n"
 "      --csv               one CSV row per vCPU thread, with a header row\n"
-"      --format FMT        text, json, csv, svg, openmetrics (OpenMetrics 1.0) or\n"
+"      --format FMT        text, json, csv, svg, openmetrics (OpenMetrics 1.0),\n"
 "                          prometheus (text format 0.0.4, for node_exporter's\n"
-"                          textfile collector)\n"
+"                          textfile collector) or markdown (to paste into a\n"
+"                          GitHub or GitLab issue)\n"
 "      --svg FILE          also write a self-contained SVG plot to FILE\n"
 "\n"
 "selection:\n"
 "      --pid PID[,PID...]  only these VMM processes (or vCPU thread ids)\n"
 "      --vm NAME|PID       only this VM (QEMU -name, process name or pid)\n"
-"      --vcpu N            only vCPU index N (from the thread name \"CPU N/KVM\")\n"
+"      --vcpu N            only vCPU index N (from the thread name, e.g. \"CPU N/KVM\"\n"
+"                          or \"fc_vcpu N\", else KVM's vcpu id)\n"
 "      --start TIME        ignore events before TIME after the first event\n"
 "      --end TIME          ignore events after TIME after the first event\n"
 "                          (TIME: 10 = seconds, or 1.5s, 500ms, 250us, 100ns, 2m)\n"
@@ -85,8 +88,13 @@ static void report_usage(FILE *out)
 "                          50 entries, plus an \"over:\" row)\n"
 "      --bucket-size NS    linear bucket width in ns (or 10us, 1ms); implies --linear\n"
 "      --entries N         number of linear buckets (1-%d); implies --linear\n"
-"      --per-vm            one histogram per VM instead of one per vCPU\n"
+"      --per-vm            one histogram per VM (the text's default; the SVG's\n"
+"                          above 8 vCPU threads)\n"
+"      --per-vcpu          one histogram per vCPU thread (the default with --pid,\n"
+"                          --vm or --vcpu)\n"
 "      --no-histograms     the table only\n"
+"      --threads           also list every named thread: its process, VM and vCPU\n"
+"                          index, and whether it has kvm events\n"
 "\n"
 "advice and what-if:\n"
 "      --no-advice         do not print or compute a suggestion\n"
@@ -107,6 +115,7 @@ enum {
 	OPT_JSON = 1000, OPT_CSV, OPT_LINEAR, OPT_BUCKET, OPT_ENTRIES, OPT_PID, OPT_VM,
 	OPT_VCPU, OPT_START, OPT_END, OPT_NO_ADVICE, OPT_OBJECTIVE, OPT_MAX_POLL_CPU,
 	OPT_CANDIDATES, OPT_ERA, OPT_NO_HIST, OPT_PER_VM, OPT_FORMAT, OPT_SVG,
+	OPT_PER_VCPU, OPT_THREADS,
 };
 
 static const struct option report_options[] = {
@@ -131,6 +140,8 @@ static const struct option report_options[] = {
 	{ "kernel-era",		required_argument,	NULL, OPT_ERA },
 	{ "no-histograms",	no_argument,		NULL, OPT_NO_HIST },
 	{ "per-vm",		no_argument,		NULL, OPT_PER_VM },
+	{ "threads",		no_argument,		NULL, OPT_THREADS },
+	{ "per-vcpu",		no_argument,		NULL, OPT_PER_VCPU },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -285,7 +296,7 @@ static int report_parse_format(struct report_params *p, int opt, const char *arg
 			;
 		if (f == n)
 			return cmd_usage_error("report", "bad --format '%s' (text, json, csv, "
-					       "svg, openmetrics or prometheus)", arg);
+					       "svg, openmetrics, prometheus or markdown)", arg);
 	}
 	if (p->format != REPORT_TEXT && p->format != f)
 		return cmd_usage_error("report", "only one output format at a time");
@@ -331,6 +342,12 @@ static int report_parse_one(struct report_params *p, int opt, const char *arg)
 	case OPT_PER_VM:
 		p->text.per_vm_histograms = true;
 		return 0;
+	case OPT_THREADS:
+		p->filter.threads = true;
+		return 0;
+	case OPT_PER_VCPU:
+		p->text.per_vcpu_histograms = true;
+		return 0;
 	default:
 		return cmd_usage_error("report", "unknown option");
 	}
@@ -364,6 +381,12 @@ static int report_parse_args(int argc, char **argv, struct report_params *p)
 		return cmd_usage_error("report", "unexpected argument '%s'", argv[optind]);
 	if (p->have_end && p->acct.end_ns <= p->acct.start_ns)
 		return cmd_usage_error("report", "--end must come after --start");
+	if (p->text.per_vm_histograms && p->text.per_vcpu_histograms)
+		return cmd_usage_error("report", "--per-vm and --per-vcpu exclude each other");
+	/* a filter picks a few vCPUs: show each of them */
+	if (!p->text.per_vm_histograms &&
+	    (p->filter.npids || p->filter.vm || p->filter.vcpu >= 0))
+		p->text.per_vcpu_histograms = true;
 	if (p->text.linear) {
 		if (!p->acct.linear_bucket_ns)
 			p->acct.linear_bucket_ns = REPORT_DEFAULT_BUCKET_NS;
@@ -389,6 +412,8 @@ static int report_render(FILE *out, enum report_format format, const struct hs_r
 		return hs_report_write_openmetrics(out, rep);
 	case REPORT_PROMETHEUS:
 		return hs_report_write_prometheus(out, rep);
+	case REPORT_MARKDOWN:
+		return hs_report_write_markdown(out, rep, text);
 	default:
 		return hs_report_write_text(out, rep, text);
 	}
@@ -424,6 +449,41 @@ static int report_write(const struct report_params *p, const char *path,
 	return cmd_fail(&err);
 }
 
+/* "haltstat ARGS...", each argument quoted for a POSIX shell where it needs it. */
+static char *report_command(int argc, char **argv)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_-./:=,+@%";
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fputs("haltstat", f);
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (a[0] && strspn(a, plain) == strlen(a)) {
+			fprintf(f, " %s", a);
+			continue;
+		}
+		fputs(" '", f);
+		for (; *a; a++) {
+			if (*a == '\'')
+				fputs("'\\''", f);
+			else
+				fputc(*a, f);
+		}
+		fputc('\'', f);
+	}
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_params p;
@@ -434,14 +494,19 @@ int cmd_report(int argc, char **argv)
 	ret = report_parse_args(argc, argv, &p);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	p.command = report_command(argc, argv);
+	p.text.command = p.command;
 	hs_error_clear(&err);
 	ret = hs_report_load(p.input, &p.acct, &p.filter, &p.advice, &rep, &err);
-	if (ret)
+	if (ret) {
+		free(p.command);
 		return cmd_fail(&err);
+	}
 	errno = 0;
 	ret = report_write(&p, p.output, p.format, &rep);
 	if (!ret && p.svg_output)
 		ret = report_write(&p, p.svg_output, REPORT_SVG, &rep);
 	hs_report_free(&rep);
+	free(p.command);
 	return ret;
 }

@@ -43,7 +43,7 @@ struct top_params {
 	int pids[HS_CAPTURE_MAX_PIDS];
 	struct hs_report_filter filter;
 	enum top_sort sort;
-	const char *openmetrics;
+	const char *textfile;		/* --textfile: Prometheus text for node_exporter */
 	unsigned int buffer_kib;
 };
 
@@ -70,7 +70,7 @@ static void top_usage(FILE *out)
 {
 	fprintf(out,
 "usage: haltstat top [-s SECONDS] [-d DURATION] [-n COUNT] [-p PID[,PID]] [--vm NAME|PID]\n"
-"                    [--sort KEY] [--openmetrics FILE] [-m KIB]\n"
+"                    [--sort KEY] [--textfile FILE] [-m KIB]\n"
 "\n"
 "Live per-VM and per-vCPU halt polling: halts per second, poll hit rate,\n"
 "polling CPU (percent of one CPU), p50/p99 halt, current window, and the guest\n"
@@ -85,8 +85,9 @@ static void top_usage(FILE *out)
 "      --vm NAME|PID       only this VM (QEMU -name, process name or pid)\n"
 "      --sort KEY          halts (default), hits (hit rate), cpu (polling CPU),\n"
 "                          p99 or vm (name, then vCPU)\n"
-"      --openmetrics FILE  rewrite FILE each interval (Prometheus text format,\n"
-"                          for node_exporter's textfile collector), atomically\n"
+"      --textfile FILE     rewrite FILE each interval (Prometheus text format,\n"
+"                          for node_exporter's textfile collector), atomically;\n"
+"                          --openmetrics FILE is the old name of this option\n"
 "  -m, --buffer KIB        ring buffer per CPU in KiB (default 4096)\n"
 "  -h, --help              this help\n"
 "\n"
@@ -105,7 +106,7 @@ static int top_parse_sort(const char *s, enum top_sort *sort)
 	return -1;
 }
 
-enum { OPT_VM = 1000, OPT_SORT, OPT_OPENMETRICS };
+enum { OPT_VM = 1000, OPT_SORT, OPT_TEXTFILE };
 
 static int top_parse_one(struct top_params *p, int c, const char *arg)
 {
@@ -148,10 +149,10 @@ static int top_parse_one(struct top_params *p, int c, const char *arg)
 			return cmd_usage_error("top", "bad --sort '%s' (halts, hits, cpu, p99 or vm)",
 					       arg);
 		return 0;
-	case OPT_OPENMETRICS:
+	case OPT_TEXTFILE:
 		if (!arg[0])
-			return cmd_usage_error("top", "empty --openmetrics file name");
-		p->openmetrics = arg;
+			return cmd_usage_error("top", "empty --textfile file name");
+		p->textfile = arg;
 		return 0;
 	default:
 		return cmd_usage_error("top", "unknown option");
@@ -168,7 +169,9 @@ static int top_parse_args(int argc, char **argv, struct top_params *p)
 		{ "pid",		required_argument,	NULL, 'p' },
 		{ "vm",			required_argument,	NULL, OPT_VM },
 		{ "sort",		required_argument,	NULL, OPT_SORT },
-		{ "openmetrics",	required_argument,	NULL, OPT_OPENMETRICS },
+		{ "textfile",		required_argument,	NULL, OPT_TEXTFILE },
+		/* the old name: what it writes is Prometheus text, not OpenMetrics */
+		{ "openmetrics",	required_argument,	NULL, OPT_TEXTFILE },
 		{ "buffer",		required_argument,	NULL, 'm' },
 		{ "help",		no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -326,10 +329,10 @@ static int top_order(const struct hs_report *rep, enum top_sort sort, unsigned i
  * Totals since start (Prometheus counters must never go down), written to a
  * temp name in the same directory, then renamed over FILE.
  */
-static int top_write_openmetrics(struct hs_live *live, const struct top_params *p,
+static int top_write_textfile(struct hs_live *live, const struct top_params *p,
 				 struct hs_error *err)
 {
-	const char *path = p->openmetrics;
+	const char *path = p->textfile;
 	struct hs_report rep;
 	char tmp[4200];
 	FILE *f;
@@ -415,8 +418,8 @@ static int top_tick(struct top_state *s, const struct top_params *p, struct hs_e
 	free(vcpus);
 	free(vms);
 	hs_report_free(&rep);
-	if (!ret && p->openmetrics)
-		ret = top_write_openmetrics(s->live, p, err);
+	if (!ret && p->textfile)
+		ret = top_write_textfile(s->live, p, err);
 	s->shown++;
 	return ret;
 }
@@ -514,7 +517,7 @@ int cmd_top(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	top_signals(&orig);
 	lo.buffer_kib = p.buffer_kib;
-	lo.cumulative = p.openmetrics != NULL;
+	lo.cumulative = p.textfile != NULL;
 	s.tty = isatty(STDOUT_FILENO);
 	ret = hs_live_start(&s.live, &lo, &err);
 	if (!ret) {

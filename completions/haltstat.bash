@@ -9,13 +9,13 @@ _haltstat_options()
 	report)	echo "-i --input -o --output --json --csv --svg --format --linear" \
 		     "--bucket-size --entries --pid --vm --vcpu --start --end" \
 		     "--no-advice --objective --max-poll-cpu --candidates --kernel-era" \
-		     "--no-histograms --per-vm -h --help" ;;
+		     "--no-histograms --per-vm --per-vcpu --threads -h --help" ;;
 	advise)	echo "-i --input --objective --max-poll-cpu --candidates --kernel-era" \
 		     "--json -h --help" ;;
 	replay)	echo "-i --input --settings --runs --max-halts --max-vcpus --pin --no-pin" \
 		     "--kernel-era --predict-only --json -h --help" ;;
 	top)	echo "-s --interval -d --duration -n --count -p --pid --vm --sort" \
-		     "--openmetrics -m --buffer -h --help" ;;
+		     "--textfile -m --buffer -h --help" ;;
 	diff)	echo "--json -h --help" ;;
 	esac
 }
@@ -42,12 +42,12 @@ _haltstat_optarg()
 	-o|--output|--svg)
 		_haltstat_files "$cur" ;;
 	--format)
-		_haltstat_words "text json csv svg openmetrics prometheus" "$cur" ;;
+		_haltstat_words "text json csv svg openmetrics prometheus markdown" "$cur" ;;
 	--objective)
 		_haltstat_words "latency balanced cpu" "$cur" ;;
 	--sort)
 		_haltstat_words "halts hits cpu p99 vm" "$cur" ;;
-	--openmetrics)
+	--textfile|--openmetrics)
 		_haltstat_files "$cur" ;;
 	--kernel-era)
 		_haltstat_words "4.4 5.x 6.1 6.11" "$cur" ;;

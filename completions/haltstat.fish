@@ -31,7 +31,7 @@ complete -c haltstat -n "__fish_seen_subcommand_from report" -s o -l output -r -
 complete -c haltstat -n "__fish_seen_subcommand_from report advise replay diff" -l json -d 'JSON output'
 complete -c haltstat -n "__fish_seen_subcommand_from report" -l csv -d 'CSV output'
 complete -c haltstat -n "__fish_seen_subcommand_from report" -l svg -r -F -d 'Also write an SVG plot to FILE'
-complete -c haltstat -n "__fish_seen_subcommand_from report" -l format -x -a 'text json csv svg openmetrics prometheus' -d 'Output format'
+complete -c haltstat -n "__fish_seen_subcommand_from report" -l format -x -a 'text json csv svg openmetrics prometheus markdown' -d 'Output format'
 complete -c haltstat -n "__fish_seen_subcommand_from report" -l linear -d 'Linear histogram buckets'
 complete -c haltstat -n "__fish_seen_subcommand_from report" -l bucket-size -x -d 'Linear bucket width'
 complete -c haltstat -n "__fish_seen_subcommand_from report" -l entries -x -d 'Number of linear buckets'
@@ -43,6 +43,8 @@ complete -c haltstat -n "__fish_seen_subcommand_from report" -l end -x -d 'Ignor
 complete -c haltstat -n "__fish_seen_subcommand_from report" -l no-advice -d 'No suggestion'
 complete -c haltstat -n "__fish_seen_subcommand_from report" -l no-histograms -d 'The table only'
 complete -c haltstat -n "__fish_seen_subcommand_from report" -l per-vm -d 'One histogram per VM'
+complete -c haltstat -n "__fish_seen_subcommand_from report" -l threads -d 'Also list every named thread'
+complete -c haltstat -n "__fish_seen_subcommand_from report" -l per-vcpu -d 'One histogram per vCPU thread'
 complete -c haltstat -n "__fish_seen_subcommand_from report advise" -l objective -x -a 'latency balanced cpu' -d 'What to optimise'
 complete -c haltstat -n "__fish_seen_subcommand_from report advise" -l max-poll-cpu -x -d 'Polling budget per vCPU (percent)'
 complete -c haltstat -n "__fish_seen_subcommand_from report advise" -l candidates -x -d 'halt_poll_ns values to replay'
@@ -64,7 +66,7 @@ complete -c haltstat -n "__fish_seen_subcommand_from top" -s d -l duration -x -d
 complete -c haltstat -n "__fish_seen_subcommand_from top" -s n -l count -x -d 'Stop after N intervals'
 complete -c haltstat -n "__fish_seen_subcommand_from top" -s p -l pid -x -a '(__fish_complete_pids)' -d 'Only these VMM processes'
 complete -c haltstat -n "__fish_seen_subcommand_from top" -l sort -x -a 'halts hits cpu p99 vm' -d 'Sort key'
-complete -c haltstat -n "__fish_seen_subcommand_from top" -l openmetrics -r -F -d 'Rewrite FILE each interval (Prometheus text)'
+complete -c haltstat -n "__fish_seen_subcommand_from top" -l textfile -r -F -d 'Rewrite FILE each interval (Prometheus text)'
 complete -c haltstat -n "__fish_seen_subcommand_from top" -s m -l buffer -x -d 'Ring buffer per CPU in KiB'
 
 # diff A B

@@ -13,7 +13,14 @@ struct hs_text_opts {
 	bool linear;		/* show the linear histogram instead of log2 */
 	bool show_advice;
 	bool show_histograms;
-	bool per_vm_histograms;	/* one histogram per VM instead of per vCPU */
+	/*
+	 * Text: per VM unless per_vcpu_histograms. SVG: per vCPU up to 8 vCPU
+	 * threads, per VM above or with per_vm_histograms, per vCPU with
+	 * per_vcpu_histograms.
+	 */
+	bool per_vm_histograms;
+	bool per_vcpu_histograms;
+	const char *command;	/* the command line that made it (Markdown), or NULL */
 };
 
 int hs_report_write_text(FILE *out, const struct hs_report *rep, const struct hs_text_opts *opts);
@@ -21,9 +28,8 @@ int hs_report_write_json(FILE *out, const struct hs_report *rep);
 int hs_report_write_csv(FILE *out, const struct hs_report *rep);
 int hs_advice_write_text(FILE *out, const struct hs_report *rep, const struct hs_text_opts *opts);
 /*
- * SVG: one log2 histogram per vCPU, or per VM when opts->per_vm_histograms or
- * more than 8 vCPUs; the advice marker only with opts->show_advice. opts may
- * be NULL (per vCPU up to 8, advice shown).
+ * SVG: log2 histograms as above; the advice marker only with
+ * opts->show_advice. opts may be NULL (per vCPU up to 8, advice shown).
  */
 int hs_report_write_svg(FILE *out, const struct hs_report *rep, const struct hs_text_opts *opts);
 /* OpenMetrics 1.0 (ends with "# EOF"), and the Prometheus text format 0.0.4
@@ -31,5 +37,12 @@ int hs_report_write_svg(FILE *out, const struct hs_report *rep, const struct hs_
  * lines named with _total). */
 int hs_report_write_openmetrics(FILE *out, const struct hs_report *rep);
 int hs_report_write_prometheus(FILE *out, const struct hs_report *rep);
+/*
+ * Markdown (CommonMark with GitHub tables) to paste into an issue: the
+ * recording's facts, the table, the histograms in a code block, the advice
+ * and opts->command.
+ */
+int hs_report_write_markdown(FILE *out, const struct hs_report *rep,
+			     const struct hs_text_opts *opts);
 
 #endif

@@ -178,7 +178,16 @@ static json_t *selfcheck_json(struct hs_jw *j, const struct hs_selfcheck *s)
 	return o;
 }
 
-static json_t *vcpu_json(struct hs_jw *j, const struct hs_report_vcpu *v)
+/* 1-based place of index i in order (NULL: the array's own order). */
+static json_t *rank_json(const unsigned int *order, unsigned int n, unsigned int i)
+{
+	for (unsigned int k = 0; order && k < n; k++)
+		if (order[k] == i)
+			return json_integer((json_int_t)k + 1);
+	return json_integer((json_int_t)i + 1);
+}
+
+static json_t *vcpu_json(struct hs_jw *j, const struct hs_report_vcpu *v, json_t *rank)
 {
 	json_t *o = json_object();
 
@@ -195,10 +204,11 @@ static json_t *vcpu_json(struct hs_jw *j, const struct hs_report_vcpu *v)
 	hs_jw_put(j, o, "what_if", whatif_json(j, v->what_if, v->n_what_if));
 	hs_jw_put(j, o, "selfcheck", selfcheck_json(j, &v->selfcheck));
 	hs_jw_put(j, o, "wake_overhead_ns", hs_jw_u64(v->wake_overhead_ns));
+	hs_jw_put(j, o, "rank", rank);
 	return o;
 }
 
-static json_t *vm_json(struct hs_jw *j, const struct hs_report_vm *vm)
+static json_t *vm_json(struct hs_jw *j, const struct hs_report_vm *vm, json_t *rank)
 {
 	json_t *o = json_object();
 
@@ -210,14 +220,15 @@ static json_t *vm_json(struct hs_jw *j, const struct hs_report_vm *vm)
 	hs_jw_put(j, o, "histogram", log2_json(j, &vm->log2));
 	hs_jw_put(j, o, "what_if", whatif_json(j, vm->what_if, vm->n_what_if));
 	hs_jw_put(j, o, "advice", advice_json(j, &vm->advice, vm->what_if, vm->n_what_if));
+	if (vm->linear.entries && vm->linear.poll && vm->linear.wait)
+		hs_jw_put(j, o, "linear_histogram", linear_json(j, &vm->linear));
+	hs_jw_put(j, o, "rank", rank);
 	return o;
 }
 
 static const char *idle_state_name(const struct hs_report *r, unsigned int s)
 {
-	if (!strcmp(r->meta.cpuidle_driver, "haltpoll") && s <= 1)
-		return s == 0 ? "POLL" : "haltpoll idle";
-	return NULL;
+	return r->idle_state_name[s][0] ? r->idle_state_name[s] : NULL;
 }
 
 static json_t *guest_json(struct hs_jw *j, const struct hs_report *r,
@@ -248,6 +259,40 @@ static json_t *guest_json(struct hs_jw *j, const struct hs_report *r,
 	return o;
 }
 
+/* The recorded names of the idle states, in state order, up to the last known. */
+static json_t *idle_names_json(struct hs_jw *j, const struct hs_meta *m)
+{
+	json_t *a = json_array();
+	unsigned int n = 0;
+
+	for (unsigned int s = 0; s < HS_IDLE_STATES; s++)
+		if (m->idle_state_name[s][0])
+			n = s + 1;
+	for (unsigned int s = 0; s < n; s++)
+		hs_jw_push(j, a, JFIELD_KNOWN(m->idle_state_name[s]));
+	return a;
+}
+
+static json_t *threads_json(struct hs_jw *j, const struct hs_report *r)
+{
+	json_t *a = json_array();
+
+	for (unsigned int i = 0; i < r->nthreads; i++) {
+		const struct hs_report_thread *t = &r->threads[i];
+		json_t *o = json_object();
+
+		hs_jw_put(j, o, "tid", json_integer(t->tid));
+		hs_jw_put(j, o, "tgid", t->tgid < 0 ? json_null() : json_integer(t->tgid));
+		hs_jw_put(j, o, "comm", jstr(t->comm));
+		hs_jw_put(j, o, "vm", jstr(t->vm));
+		hs_jw_put(j, o, "vcpu_index", t->vcpu_index < 0 ? json_null() :
+			  json_integer(t->vcpu_index));
+		hs_jw_put(j, o, "vcpu", json_boolean(t->vcpu));
+		hs_jw_push(j, a, o);
+	}
+	return a;
+}
+
 static json_t *kernel_json(struct hs_jw *j, const struct hs_meta *m)
 {
 	json_t *o = json_object();
@@ -257,6 +302,7 @@ static json_t *kernel_json(struct hs_jw *j, const struct hs_meta *m)
 	hs_jw_put(j, o, "ncpus", m->ncpus < 0 ? json_null() : json_integer(m->ncpus));
 	hs_jw_put(j, o, "cpuidle_driver", JFIELD_KNOWN(m->cpuidle_driver));
 	hs_jw_put(j, o, "cpuidle_governor", JFIELD_KNOWN(m->cpuidle_governor));
+	hs_jw_put(j, o, "idle_states", idle_names_json(j, m));
 	return o;
 }
 
@@ -289,6 +335,20 @@ static json_t *events_json(struct hs_jw *j, const struct hs_report *r)
 	return o;
 }
 
+static json_t *kvm_json(enum hs_kvm_seen k)
+{
+	switch (k) {
+	case HS_KVM_HALTING:
+		return json_string("halting");
+	case HS_KVM_IDLE:
+		return json_string("idle");
+	case HS_KVM_ABSENT:
+		return json_string("absent");
+	default:
+		return json_null();
+	}
+}
+
 static void top_json(struct hs_jw *j, json_t *root, const struct hs_report *r)
 {
 	const struct hs_meta *m = &r->meta;
@@ -318,6 +378,7 @@ static void top_json(struct hs_jw *j, json_t *root, const struct hs_report *r)
 	for (unsigned int i = 0; i < r->nwarnings; i++)
 		hs_jw_push(j, warn, jstr(r->warnings[i] ? r->warnings[i] : ""));
 	hs_jw_put(j, root, "warnings", warn);
+	hs_jw_put(j, root, "kvm", kvm_json(r->kvm));
 }
 
 static json_t *report_json(struct hs_jw *j, const struct hs_report *r)
@@ -331,15 +392,18 @@ static json_t *report_json(struct hs_jw *j, const struct hs_report *r)
 	hs_jw_put(j, host, "what_if", whatif_json(j, r->host_what_if, r->n_host_what_if));
 	hs_jw_put(j, root, "host", host);
 	for (unsigned int i = 0; i < r->nvms; i++)
-		hs_jw_push(j, vms, vm_json(j, &r->vms[i]));
+		hs_jw_push(j, vms, vm_json(j, &r->vms[i], rank_json(r->vm_order, r->nvms, i)));
 	hs_jw_put(j, root, "vms", vms);
 	for (unsigned int i = 0; i < r->nvcpus; i++)
-		hs_jw_push(j, vcpus, vcpu_json(j, &r->vcpus[i]));
+		hs_jw_push(j, vcpus, vcpu_json(j, &r->vcpus[i],
+					       rank_json(r->vcpu_order, r->nvcpus, i)));
 	hs_jw_put(j, root, "vcpus", vcpus);
 	hs_jw_put(j, root, "advice", advice_json(j, &r->advice, r->host_what_if, r->n_host_what_if));
 	for (unsigned int i = 0; i < r->nguest; i++)
 		hs_jw_push(j, guest, guest_json(j, r, &r->guest[i]));
 	hs_jw_put(j, root, "guest", guest);
+	if (r->threads)
+		hs_jw_put(j, root, "threads", threads_json(j, r));
 	return root;
 }
 

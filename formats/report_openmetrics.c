@@ -50,6 +50,14 @@ static void om_put_seconds(FILE *out, uint64_t ns)
 	fprintf(out, "%" PRIu64 "%s%s", ns / 1000000000u, n ? "." : "", frac);
 }
 
+/* " VALUE\n" of a sample held in ns, in seconds (base units, as Prometheus asks). */
+static void om_put_sample_s(FILE *out, uint64_t ns)
+{
+	fputc(' ', out);
+	om_put_seconds(out, ns);
+	fputc('\n', out);
+}
+
 static void om_labels(FILE *out, const struct hs_report_vcpu *v, const char *le_open)
 {
 	long long vcpu = v->vcpu_index >= 0 ? v->vcpu_index :
@@ -149,35 +157,36 @@ static void om_poll_cpu(const struct om *om, const struct hs_report *rep)
 	for (unsigned int i = 0; i < rep->nvcpus; i++) {
 		fputs(name, om->out);
 		om_labels(om->out, &rep->vcpus[i], NULL);
-		fputc(' ', om->out);
-		om_put_seconds(om->out, rep->vcpus[i].stats.poll_ns);
-		fputc('\n', om->out);
+		om_put_sample_s(om->out, rep->vcpus[i].stats.poll_ns);
 	}
 }
 
 static void om_window(const struct om *om, const struct hs_report *rep)
 {
-	const char *name = "haltstat_window_ns";
+	const char *name = "haltstat_window_seconds";
 
-	om_family(om, name, "gauge", NULL,
-		  "Halt-polling window in force at the end of the trace, in ns (absent when unknown).");
+	om_family(om, name, "gauge", "seconds",
+		  "Halt-polling window in force at the end of the trace (absent when unknown).");
 	for (unsigned int i = 0; i < rep->nvcpus; i++) {
 		if (rep->vcpus[i].stats.window_last_ns < 0)
 			continue;
 		fputs(name, om->out);
 		om_labels(om->out, &rep->vcpus[i], NULL);
-		fprintf(om->out, " %" PRId64 "\n", rep->vcpus[i].stats.window_last_ns);
+		om_put_sample_s(om->out, (uint64_t)rep->vcpus[i].stats.window_last_ns);
 	}
 }
 
 static void om_suggestion(const struct om *om, const struct hs_report *rep)
 {
-	const char *name = "haltstat_suggested_halt_poll_ns";
+	const char *name = "haltstat_suggested_halt_poll_seconds";
 
-	om_family(om, name, "gauge", NULL,
-		  "Suggested halt_poll_ns: host-wide without labels, per VM with vm and tgid.");
-	if (rep->advice.valid)
-		fprintf(om->out, "%s %" PRIu64 "\n", name, rep->advice.halt_poll_ns);
+	om_family(om, name, "gauge", "seconds",
+		  "Suggested halt_poll_ns, in seconds: host-wide without labels, per VM with vm "
+		  "and tgid.");
+	if (rep->advice.valid) {
+		fputs(name, om->out);
+		om_put_sample_s(om->out, rep->advice.halt_poll_ns);
+	}
 	for (unsigned int i = 0; i < rep->nvms; i++) {
 		const struct hs_report_vm *vm = &rep->vms[i];
 
@@ -186,7 +195,8 @@ static void om_suggestion(const struct om *om, const struct hs_report *rep)
 		fprintf(om->out, "%s{vm=\"", name);
 		hs_esc_om_label(om->out, vm->name[0] ? vm->name : vm->comm,
 				vm->name[0] ? sizeof(vm->name) : sizeof(vm->comm));
-		fprintf(om->out, "\",tgid=\"%d\"} %" PRIu64 "\n", vm->tgid, vm->advice.halt_poll_ns);
+		fprintf(om->out, "\",tgid=\"%d\"}", vm->tgid);
+		om_put_sample_s(om->out, vm->advice.halt_poll_ns);
 	}
 }
 
@@ -196,15 +206,16 @@ static void om_global(const struct om *om, const struct hs_report *rep)
 		  "Trace events lost by the ring buffer (absent when the source cannot tell).");
 	if (rep->meta.lost_known)
 		fprintf(om->out, "haltstat_lost_events_total %" PRIu64 "\n", rep->meta.lost_events);
-	om_family(om, "haltstat_halt_poll_ns", "gauge", NULL,
-		  "kvm.halt_poll_ns at record time (absent when unknown).");
-	if (rep->meta.halt_poll_ns >= 0)
-		fprintf(om->out, "haltstat_halt_poll_ns %" PRId64 "\n", rep->meta.halt_poll_ns);
+	om_family(om, "haltstat_halt_poll_seconds", "gauge", "seconds",
+		  "The kvm module's halt_poll_ns at record time, in seconds (absent when unknown).");
+	if (rep->meta.halt_poll_ns >= 0) {
+		fputs("haltstat_halt_poll_seconds", om->out);
+		om_put_sample_s(om->out, (uint64_t)rep->meta.halt_poll_ns);
+	}
 	om_family(om, "haltstat_trace_duration_seconds", "gauge", "seconds",
 		  "Time span covered by the analysed trace.");
-	fprintf(om->out, "haltstat_trace_duration_seconds ");
-	om_put_seconds(om->out, rep->last_ts > rep->first_ts ? rep->last_ts - rep->first_ts : 0);
-	fputc('\n', om->out);
+	fputs("haltstat_trace_duration_seconds", om->out);
+	om_put_sample_s(om->out, rep->last_ts > rep->first_ts ? rep->last_ts - rep->first_ts : 0);
 }
 
 static int om_write(FILE *out, const struct hs_report *rep, bool openmetrics)

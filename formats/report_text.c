@@ -12,6 +12,7 @@
 
 #include "../lib/error.h"
 #include "output.h"
+#include "report_text.h"
 
 #define C_RED		"\033[31m"
 #define C_YELLOW	"\033[33m"
@@ -21,7 +22,8 @@
 #define C_RESET		"\033[0m"
 
 #define BAR_WIDTH	40
-#define NO_KVM_LINE	"no kvm_vcpu_wakeup events: is this a KVM host?"
+/* Past this many VMs their histograms share one table, a row per VM. */
+#define VM_BAR_HISTS	4
 
 struct text_ctx {
 	FILE *out;
@@ -79,11 +81,6 @@ static const char *fmt_param(char *buf, size_t len, int64_t v)
 	else
 		snprintf(buf, len, "%" PRId64, v);
 	return buf;
-}
-
-static bool is_no_kvm_warning(const char *w)
-{
-	return w && strstr(w, "no kvm_vcpu_wakeup events");
 }
 
 /*
@@ -182,7 +179,8 @@ static void write_warnings(const struct text_ctx *c)
 		const char *w = r->warnings[i];
 		const char *colour;
 
-		if (!w || is_no_kvm_warning(w))
+		/* without vCPUs it stands in for the table, below */
+		if (!w || (w == r->kvm_note && !r->nvcpus))
 			continue;
 		/* Lost data makes numbers wrong; everything else is a caveat. */
 		colour = strstr(w, "lost") || strstr(w, "LOST") ? C_RED : C_YELLOW;
@@ -240,43 +238,56 @@ static void write_vcpu_row(const struct text_ctx *c, const struct hs_report_vcpu
 	write_row(c, v->vm[0] ? SAFE(vm, v->vm) : "?", idx, tid, SAFE(comm, v->comm), &v->stats);
 }
 
-static bool vcpu_in_vm(const struct hs_report_vcpu *v, const struct hs_report_vm *vm)
-{
-	return v->tgid == vm->tgid || (vm->tgid < 0 && v->tgid < 0);
-}
-
 static bool vcpu_has_vm(const struct hs_report *r, const struct hs_report_vcpu *v)
 {
 	for (unsigned int j = 0; j < r->nvms; j++)
-		if (vcpu_in_vm(v, &r->vms[j]))
+		if (hs_report_vcpu_in_vm(v, &r->vms[j]))
 			return true;
 	return false;
 }
 
+/* The k-th VM or vCPU to show: the model's order, busiest first, when it has one. */
+static const struct hs_report_vm *vm_at(const struct hs_report *r, unsigned int k)
+{
+	return &r->vms[r->vm_order ? r->vm_order[k] : k];
+}
+
+static const struct hs_report_vcpu *vcpu_at(const struct hs_report *r, unsigned int k)
+{
+	return &r->vcpus[r->vcpu_order ? r->vcpu_order[k] : k];
+}
+
+static const char *vm_label(char *buf, size_t len, const struct hs_report_vm *vm)
+{
+	return vm->name[0] ? safe_name(buf, len, vm->name, sizeof(vm->name)) :
+			     safe_name(buf, len, vm->comm, sizeof(vm->comm));
+}
+
+/* VMs busiest first, each with its vCPUs busiest first and its total. */
 static void write_table(const struct text_ctx *c)
 {
 	const struct hs_report *r = c->rep;
 
 	write_table_head(c);
 	for (unsigned int j = 0; j < r->nvms; j++) {
-		const struct hs_report_vm *vm = &r->vms[j];
+		const struct hs_report_vm *vm = vm_at(r, j);
 		unsigned int shown = 0;
 		char name[128];
 
 		for (unsigned int i = 0; i < r->nvcpus; i++) {
-			if (!vcpu_in_vm(&r->vcpus[i], vm))
+			if (!hs_report_vcpu_in_vm(vcpu_at(r, i), vm))
 				continue;
-			write_vcpu_row(c, &r->vcpus[i]);
+			write_vcpu_row(c, vcpu_at(r, i));
 			shown++;
 		}
 		if (shown > 1)
-			write_row(c, vm->name[0] ? SAFE(name, vm->name) : SAFE(name, vm->comm),
-				  "all", "-", "(VM total)", &vm->stats);
+			write_row(c, vm_label(name, sizeof(name), vm), "all", "-", "(VM total)",
+				  &vm->stats);
 	}
 	/* vCPUs the builder put in no VM are still shown. */
 	for (unsigned int i = 0; i < r->nvcpus; i++)
-		if (!vcpu_has_vm(r, &r->vcpus[i]))
-			write_vcpu_row(c, &r->vcpus[i]);
+		if (!vcpu_has_vm(r, vcpu_at(r, i)))
+			write_vcpu_row(c, vcpu_at(r, i));
 	write_row(c, "ALL", "all", "-", "(host total)", &r->host);
 }
 
@@ -416,108 +427,168 @@ static void linear_view(struct hist_view *h, const struct hs_linear_hist *l)
 	h->bucket_ns = l->bucket_ns;
 }
 
-static void write_vcpu_hists(const struct text_ctx *c)
+static void write_vcpu_hist(const struct text_ctx *c, const struct hs_report_vcpu *v)
 {
-	const struct hs_report *r = c->rep;
 	struct hist_view h;
 	char title[320], vm[128], comm[64];
 
-	for (unsigned int i = 0; i < r->nvcpus; i++) {
-		const struct hs_report_vcpu *v = &r->vcpus[i];
-
-		if (c->opts->linear && v->linear.entries && v->linear.poll && v->linear.wait)
-			linear_view(&h, &v->linear);
-		else
-			log2_view(&h, &v->log2);
-		if (v->vcpu_index >= 0)
-			snprintf(title, sizeof(title), "vCPU %d of %s (tid %d, %s): halt duration",
-				 v->vcpu_index, v->vm[0] ? SAFE(vm, v->vm) : "?", v->tid,
-				 SAFE(comm, v->comm));
-		else
-			snprintf(title, sizeof(title), "thread %d (%s) of %s: halt duration",
-				 v->tid, SAFE(comm, v->comm), v->vm[0] ? SAFE(vm, v->vm) : "?");
-		write_hist(c, title, &h, &v->stats);
-	}
+	if (c->opts->linear && v->linear.entries && v->linear.poll && v->linear.wait)
+		linear_view(&h, &v->linear);
+	else
+		log2_view(&h, &v->log2);
+	if (v->vcpu_index >= 0)
+		snprintf(title, sizeof(title), "vCPU %d of %s (tid %d, %s): halt duration",
+			 v->vcpu_index, v->vm[0] ? SAFE(vm, v->vm) : "?", v->tid,
+			 SAFE(comm, v->comm));
+	else
+		snprintf(title, sizeof(title), "thread %d (%s) of %s: halt duration",
+			 v->tid, SAFE(comm, v->comm), v->vm[0] ? SAFE(vm, v->vm) : "?");
+	write_hist(c, title, &h, &v->stats);
 }
 
-/* Per-VM linear tables: the sum of its vCPUs' tables when they agree on the buckets. */
-static int vm_linear_sum(const struct hs_report *r, const struct hs_report_vm *vm,
-			 struct hs_linear_hist *sum)
+/* In the table's order: by VM, busiest first. */
+static void write_vcpu_hists(const struct text_ctx *c)
 {
-	const struct hs_report_vcpu *ref = NULL;
+	const struct hs_report *r = c->rep;
 
-	for (unsigned int i = 0; i < r->nvcpus; i++) {
-		const struct hs_report_vcpu *v = &r->vcpus[i];
-
-		if (!vcpu_in_vm(v, vm))
-			continue;
-		if (!v->linear.entries || !v->linear.poll || !v->linear.wait)
-			return -1;
-		if (ref && (ref->linear.entries != v->linear.entries ||
-			    ref->linear.bucket_ns != v->linear.bucket_ns))
-			return -1;
-		ref = v;
-	}
-	if (!ref)
-		return -1;
-	sum->bucket_ns = ref->linear.bucket_ns;
-	sum->entries = ref->linear.entries;
-	sum->poll = calloc(sum->entries + 1, sizeof(uint64_t));
-	sum->wait = calloc(sum->entries + 1, sizeof(uint64_t));
-	if (!sum->poll || !sum->wait) {
-		free(sum->poll);
-		free(sum->wait);
-		return -1;
-	}
-	for (unsigned int i = 0; i < r->nvcpus; i++) {
-		if (!vcpu_in_vm(&r->vcpus[i], vm))
-			continue;
-		for (unsigned int k = 0; k <= sum->entries; k++) {
-			sum->poll[k] += r->vcpus[i].linear.poll[k];
-			sum->wait[k] += r->vcpus[i].linear.wait[k];
-		}
-	}
-	return 0;
+	for (unsigned int j = 0; j < r->nvms; j++)
+		for (unsigned int i = 0; i < r->nvcpus; i++)
+			if (hs_report_vcpu_in_vm(vcpu_at(r, i), vm_at(r, j)))
+				write_vcpu_hist(c, vcpu_at(r, i));
+	for (unsigned int i = 0; i < r->nvcpus; i++)
+		if (!vcpu_has_vm(r, vcpu_at(r, i)))
+			write_vcpu_hist(c, vcpu_at(r, i));
 }
 
 static void write_vm_hists(const struct text_ctx *c)
 {
 	const struct hs_report *r = c->rep;
-	struct hs_linear_hist sum;
 	struct hist_view h;
 	char title[320], name[128];
 
 	for (unsigned int j = 0; j < r->nvms; j++) {
-		const struct hs_report_vm *vm = &r->vms[j];
-		bool lin = c->opts->linear && vm_linear_sum(r, vm, &sum) == 0;
+		const struct hs_report_vm *vm = vm_at(r, j);
 
-		if (lin)
-			linear_view(&h, &sum);
+		if (c->opts->linear && vm->linear.entries && vm->linear.poll && vm->linear.wait)
+			linear_view(&h, &vm->linear);
 		else
 			log2_view(&h, &vm->log2);
-		snprintf(title, sizeof(title), "VM %s (pid %d, %u vCPUs): halt duration",
-			 vm->name[0] ? SAFE(name, vm->name) : SAFE(name, vm->comm), vm->tgid,
-			 vm->nvcpus);
+		snprintf(title, sizeof(title), "VM %s (pid %d, %u vCPU%s): halt duration",
+			 vm_label(name, sizeof(name), vm), vm->tgid, vm->nvcpus,
+			 vm->nvcpus == 1 ? "" : "s");
 		write_hist(c, title, &h, &vm->stats);
-		if (lin) {
-			free(sum.poll);
-			free(sum.wait);
-		}
 	}
 }
 
-static void write_hists(const struct text_ctx *c)
+/* The log2 buckets any VM has a halt in. */
+static bool vm_buckets(const struct hs_report *r, unsigned int *first, unsigned int *last)
+{
+	*first = HS_LOG2_BUCKETS;
+	*last = 0;
+	for (unsigned int j = 0; j < r->nvms; j++)
+		for (unsigned int b = 0; b < HS_LOG2_BUCKETS; b++)
+			if (r->vms[j].log2.poll[b] || r->vms[j].log2.wait[b]) {
+				if (b < *first)
+					*first = b;
+				if (b > *last)
+					*last = b;
+			}
+	return *first < HS_LOG2_BUCKETS;
+}
+
+static int count_width(const struct hs_report *r, unsigned int first, unsigned int last)
+{
+	uint64_t top = 0;
+	char buf[32];
+	int w;
+
+	for (unsigned int j = 0; j < r->nvms; j++) {
+		if (r->vms[j].stats.halts > top)
+			top = r->vms[j].stats.halts;
+		for (unsigned int b = first; b <= last; b++) {
+			if (r->vms[j].log2.poll[b] > top)
+				top = r->vms[j].log2.poll[b];
+			if (r->vms[j].log2.wait[b] > top)
+				top = r->vms[j].log2.wait[b];
+		}
+	}
+	w = snprintf(buf, sizeof(buf), "%" PRIu64, top);
+	return w < 6 ? 6 : w;
+}
+
+static void write_vm_table_row(const struct text_ctx *c, const char *vm, const char *nv,
+			       const char *what, const uint64_t *h, unsigned int first,
+			       unsigned int last, uint64_t all, int w)
+{
+	fprintf(c->out, "%-16.16s %5s %-4s", vm, nv, what);
+	for (unsigned int b = first; b <= last; b++)
+		fprintf(c->out, " %*" PRIu64, w, h[b]);
+	fprintf(c->out, " %*" PRIu64 "\n", w, all);
+}
+
+/*
+ * Many VMs: one table, a VM a pair of rows (poll hits, waits) and a log2
+ * bucket a column, the way rtla keeps many CPUs in one histogram.
+ */
+static void write_vm_table(const struct text_ctx *c)
 {
 	const struct hs_report *r = c->rep;
+	unsigned int first, last;
+	char name[128], nv[16], lo[16];
+	int w;
+
+	if (!vm_buckets(r, &first, &last))
+		return;
+	w = count_width(r, first, last);
+	fprintf(c->out, "\n%shalt duration per VM%s: halts per log2 bucket (its lower bound), "
+		"poll hits and waits\n%s%-16s %5s %-4s", col(c, C_BOLD), col(c, C_RESET),
+		col(c, C_BOLD), "VM", "vCPUs", "");
+	for (unsigned int b = first; b <= last; b++) {
+		if (b == 0)
+			snprintf(lo, sizeof(lo), "0");
+		else
+			fmt_ns(lo, sizeof(lo), (double)log2_lo(b));
+		fprintf(c->out, " %*s", w, lo);
+	}
+	fprintf(c->out, " %*s%s\n", w, "total", col(c, C_RESET));
+	for (unsigned int j = 0; j < r->nvms; j++) {
+		const struct hs_report_vm *vm = vm_at(r, j);
+
+		snprintf(nv, sizeof(nv), "%u", vm->nvcpus);
+		write_vm_table_row(c, vm_label(name, sizeof(name), vm), nv, "poll", vm->log2.poll,
+				   first, last, vm->stats.poll_hits, w);
+		write_vm_table_row(c, "", "", "wait", vm->log2.wait, first, last, vm->stats.waits, w);
+	}
+}
+
+static void write_host_hist(const struct text_ctx *c)
+{
 	struct hist_view h;
 
-	if (c->opts->per_vm_histograms)
-		write_vm_hists(c);
-	else
+	log2_view(&h, &c->rep->host_log2);
+	write_hist(c, "ALL: every vCPU of the host: halt duration", &h, &c->rep->host);
+}
+
+/*
+ * Per vCPU on request (or when a filter picked a few); else per VM, as bars
+ * for a few VMs and as one table for many, after the host's own.
+ */
+static void write_hists(const struct text_ctx *c, bool with_host)
+{
+	const struct hs_report *r = c->rep;
+
+	if (c->opts->per_vcpu_histograms) {
 		write_vcpu_hists(c);
-	if (r->nvcpus > 1 && !c->opts->linear) {
-		log2_view(&h, &r->host_log2);
-		write_hist(c, "ALL: every vCPU of the host: halt duration", &h, &r->host);
+		if (with_host && r->nvcpus > 1 && !c->opts->linear)
+			write_host_hist(c);
+	} else if (c->opts->linear || r->nvms <= VM_BAR_HISTS) {
+		write_vm_hists(c);
+		if (with_host && r->nvms > 1 && !c->opts->linear)
+			write_host_hist(c);
+	} else {
+		if (with_host)
+			write_host_hist(c);
+		write_vm_table(c);
 	}
 }
 
@@ -526,8 +597,8 @@ static void write_hists(const struct text_ctx *c)
 static const char *idle_state_name(const struct hs_report *r, unsigned int s,
 				   char *buf, size_t len)
 {
-	if (!strcmp(r->meta.cpuidle_driver, "haltpoll") && s <= 1)
-		return s == 0 ? "POLL" : "haltpoll idle";
+	if (r->idle_state_name[s][0])
+		return r->idle_state_name[s];
 	snprintf(buf, len, "state %u", s);
 	return buf;
 }
@@ -598,6 +669,60 @@ static void write_guest_poll(const struct text_ctx *c)
 	}
 }
 
+/* report --threads: who is who, vCPU threads marked. */
+static void write_threads(const struct text_ctx *c)
+{
+	const struct hs_report *r = c->rep;
+	char tgid[16], index[16];
+
+	fprintf(c->out, "\n%sthreads of the recording%s (%u)\n", col(c, C_BOLD), col(c, C_RESET),
+		r->nthreads);
+	fprintf(c->out, "%8s %8s %-16s %-20s %5s %s\n", "tid", "tgid", "comm", "VM", "vCPU",
+		"kvm events");
+	for (unsigned int i = 0; i < r->nthreads; i++) {
+		const struct hs_report_thread *t = &r->threads[i];
+
+		snprintf(tgid, sizeof(tgid), t->tgid < 0 ? "?" : "%d", t->tgid);
+		snprintf(index, sizeof(index), t->vcpu_index < 0 ? "-" : "%d", t->vcpu_index);
+		fprintf(c->out, "%8d %8s %-16s %-20s %5s %s\n", t->tid, tgid, t->comm, t->vm, index,
+			t->vcpu ? "yes" : "no");
+	}
+}
+
+const char *hs_text_fmt_ns(char *buf, size_t len, double ns)
+{
+	return fmt_ns(buf, len, ns);
+}
+
+const char *hs_text_fmt_param(char *buf, size_t len, int64_t v)
+{
+	return fmt_param(buf, len, v);
+}
+
+const char *hs_text_fmt_window(char *buf, size_t len, double ns)
+{
+	return fmt_window(buf, len, ns);
+}
+
+int hs_report_write_text_hists(FILE *out, const struct hs_report *rep,
+			       const struct hs_text_opts *opts, bool with_host)
+{
+	struct text_ctx c = { .out = out, .rep = rep, .opts = opts };
+
+	if (rep->nvcpus)
+		write_hists(&c, with_host);
+	return ferror(out) ? HS_ERR_OUTPUT : HS_OK;
+}
+
+int hs_report_write_text_host_hist(FILE *out, const struct hs_report *rep,
+				   const struct hs_text_opts *opts)
+{
+	struct text_ctx c = { .out = out, .rep = rep, .opts = opts };
+
+	write_host_hist(&c);
+	return ferror(out) ? HS_ERR_OUTPUT : HS_OK;
+}
+
 int hs_report_write_text(FILE *out, const struct hs_report *rep, const struct hs_text_opts *opts)
 {
 	struct text_ctx c = { .out = out, .rep = rep, .opts = opts };
@@ -607,9 +732,9 @@ int hs_report_write_text(FILE *out, const struct hs_report *rep, const struct hs
 	if (rep->nvcpus) {
 		write_table(&c);
 		if (opts->show_histograms)
-			write_hists(&c);
-	} else if (!rep->events_wakeup) {
-		fprintf(out, "\n%s%s%s\n", col(&c, C_YELLOW), NO_KVM_LINE, col(&c, C_RESET));
+			write_hists(&c, true);
+	} else if (rep->kvm_note) {
+		fprintf(out, "\n%s%s%s\n", col(&c, C_YELLOW), rep->kvm_note, col(&c, C_RESET));
 	} else {
 		fprintf(out, "\nno vCPU thread to show\n");
 	}
@@ -617,6 +742,8 @@ int hs_report_write_text(FILE *out, const struct hs_report *rep, const struct hs
 		write_guest_idle(&c);
 		write_guest_poll(&c);
 	}
+	if (rep->threads)
+		write_threads(&c);
 	if (opts->show_advice && rep->advice.valid) {
 		fputc('\n', out);
 		if (hs_advice_write_text(out, rep, opts))

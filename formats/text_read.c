@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "input.h"
+#include "recmeta.h"
 #include "text_internal.h"
 
 #define HS_TXT_HEAD	512	/* header search window per line */
@@ -44,6 +45,9 @@ struct hs_txt_state {
 	uint64_t recognised;	/* event lines, loss markers, known headers */
 	bool ctx_tcmd;		/* after a trace-cmd "cpus=" header */
 	int status;		/* first accounting failure */
+	struct hs_td_sink sink;	/* for haltstat's notes */
+	struct hs_td_stats notes_lost;	/* per CPU, as the notes say */
+	struct hs_td_stats seen_lost;	/* per CPU, as the loss lines say */
 	struct hs_txt_tid tids[HS_TXT_TCACHE];
 };
 
@@ -433,6 +437,8 @@ static bool hs_txt_guest_poll(const char *p, const char *e, struct hs_event *ev)
 static inline int hs_txt_kind(const char *n, size_t len)
 {
 	switch (len) {
+	case 5:	/* trace-cmd report and perf name trace_marker writes by their event */
+		return memcmp(n, "print", 5) ? 0 : HS_EV_MARKER;
 	case 8:
 		return memcmp(n, "cpu_idle", 8) ? 0 : HS_EV_CPU_IDLE;
 	case 15:
@@ -440,9 +446,25 @@ static inline int hs_txt_kind(const char *n, size_t len)
 	case 16:
 		return memcmp(n, "kvm_halt_poll_ns", 16) ? 0 : HS_EV_HALT_POLL_NS;
 	case 18:
+		if (!memcmp(n, "tracing_mark_write", 18))
+			return HS_EV_MARKER;	/* the kernel's own text */
 		return memcmp(n, "guest_halt_poll_ns", 18) ? 0 : HS_EV_GUEST_HALT_POLL_NS;
 	}
 	return 0;
+}
+
+/*
+ * A trace_marker line: haltstat's note follows the event name, or the
+ * writer's address or symbol that trace-cmd prints first.
+ */
+static void hs_txt_note(struct hs_txt_state *st, const char *p, const char *e)
+{
+	static const char prefix[] = HS_RECMETA_NOTE_PREFIX;
+	size_t room = (size_t)(e - p);
+	const char *n = memmem(p, room < 96 ? room : 96, prefix, sizeof(prefix) - 1);
+
+	if (n)
+		hs_recmeta_note(n, (size_t)(e - n), &st->sink, &st->notes_lost);
 }
 
 static bool hs_txt_payload(int kind, const char *p, const char *e, struct hs_event *ev)
@@ -531,6 +553,10 @@ static bool hs_txt_event_line(struct hs_txt_state *st, const char *s, const char
 	kind = hs_txt_kind(n, (size_t)(te - 1 - n));
 	if (!kind)
 		return true;
+	if (kind == HS_EV_MARKER) {
+		hs_txt_note(st, p, e);
+		return true;
+	}
 	if (!hs_txt_payload(kind, p, e, &ev)) {
 		st->meta->skipped_lines++;
 		return true;
@@ -577,6 +603,13 @@ static bool hs_txt_lost(struct hs_txt_state *st, const char *p, const char *e)
 	st->forms[form]++;
 	st->recognised++;
 	hs_account_lost(st->acct, (int)cpu, n, known);
+	if (known && n && (int64_t)cpu < HS_TD_MAXCPUS) {
+		int64_t seen = (int64_t)cpu < st->seen_lost.ncpus ? st->seen_lost.lost[cpu] : 0;
+
+		if (hs_td_stats_set(&st->seen_lost, (long)cpu, (seen > 0 ? seen : 0) +
+				    (int64_t)(n < INT64_MAX / 2 ? n : INT64_MAX / 2)) && !st->status)
+			st->status = -ENOMEM;
+	}
 	return true;
 }
 
@@ -692,6 +725,16 @@ static void hs_txt_finish_meta(struct hs_txt_state *st)
 	m->lost_known = f != HS_TXT_PERF;
 }
 
+static void hs_txt_sink_thread(void *priv, int tid, int tgid, const char *comm)
+{
+	hs_account_thread(priv, tid, tgid, comm);
+}
+
+static void hs_txt_sink_process(void *priv, int tgid, const char *comm, const char *vm)
+{
+	hs_account_process(priv, tgid, comm, vm);
+}
+
 static struct hs_txt_state *hs_txt_begin(struct hs_account *acct)
 {
 	struct hs_txt_state *st = calloc(1, sizeof(*st));
@@ -699,8 +742,24 @@ static struct hs_txt_state *hs_txt_begin(struct hs_account *acct)
 	if (st) {
 		st->acct = acct;
 		st->meta = hs_account_meta(acct);
+		/* what haltstat's notes need of a sink: names and the metadata */
+		st->sink.thread = hs_txt_sink_thread;
+		st->sink.process = hs_txt_sink_process;
+		st->sink.priv = acct;
+		st->sink.meta = st->meta;
 	}
 	return st;
+}
+
+/* Losses the notes count beyond the loss lines: counted, not placed. */
+static void hs_txt_notes_losses(struct hs_txt_state *st)
+{
+	for (int c = 0; c < st->notes_lost.ncpus; c++) {
+		int64_t seen = c < st->seen_lost.ncpus ? st->seen_lost.lost[c] : 0;
+
+		if (st->notes_lost.lost[c] > (seen > 0 ? seen : 0))
+			st->meta->lost_events += (uint64_t)(st->notes_lost.lost[c] - (seen > 0 ? seen : 0));
+	}
 }
 
 /* Complete lines of [p, e), and the last one too if final; returns the rest. */
@@ -726,6 +785,9 @@ static int hs_txt_end(struct hs_txt_state *st, uint64_t len, struct hs_error *er
 	int ret = HS_OK;
 
 	hs_txt_finish_meta(st);
+	hs_txt_notes_losses(st);
+	hs_td_stats_free(&st->notes_lost);
+	hs_td_stats_free(&st->seen_lost);
 	if (st->status)
 		ret = hs_error_set(err, HS_ERR_RUNTIME, "accounting failed: %s",
 				   strerror(-st->status));

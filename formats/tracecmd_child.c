@@ -28,7 +28,7 @@ enum { TCC_META = 'M', TCC_EVENT = 'E', TCC_LOST = 'L', TCC_THREAD = 'T', TCC_PR
 
 struct tcc_lost { int cpu; uint8_t known; uint64_t count; };
 struct tcc_thread { int tid, tgid; char comm[64]; };
-struct tcc_process { int tgid; char comm[64], vm[128]; };
+struct tcc_process { int tgid; bool has_comm, has_vm; char comm[64], vm[128]; };
 struct tcc_end { int ret; struct hs_error err; struct hs_meta meta; };
 
 struct tcc_out {
@@ -98,7 +98,7 @@ static void tcc_thread(void *priv, int tid, int tgid, const char *comm)
 
 static void tcc_process(void *priv, int tgid, const char *comm, const char *vm)
 {
-	struct tcc_process m = { .tgid = tgid };
+	struct tcc_process m = { .tgid = tgid, .has_comm = comm != NULL, .has_vm = vm != NULL };
 
 	snprintf(m.comm, sizeof(m.comm), "%s", comm ? comm : "");
 	snprintf(m.vm, sizeof(m.vm), "%s", vm ? vm : "");
@@ -189,7 +189,9 @@ static int tcc_relay(FILE *in, struct hs_td_sink *sink, struct tcc_end *end)
 		case TCC_PROCESS:
 			if (!tcc_read(in, &m.p, sizeof(m.p)))
 				return 0;
-			sink->process(sink->priv, m.p.tgid, m.p.comm, m.p.vm);
+			m.p.comm[sizeof(m.p.comm) - 1] = m.p.vm[sizeof(m.p.vm) - 1] = '\0';
+			sink->process(sink->priv, m.p.tgid, m.p.has_comm ? m.p.comm : NULL,
+				      m.p.has_vm ? m.p.vm : NULL);
 			break;
 		case TCC_END:
 			return tcc_read(in, end, sizeof(*end)) ? 1 : 0;

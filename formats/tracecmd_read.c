@@ -18,6 +18,7 @@
 #include <trace-cmd.h>
 
 #include "input.h"
+#include "recmeta.h"
 #include "tracedat_internal.h"
 
 /* Exported by libtracecmd 1.3 (trace-cmd 3.1) but missing from its public header. */
@@ -29,7 +30,7 @@ int tracecmd_cpus(struct tracecmd_input *handle);
 #define TC_MAXINST 64
 
 struct tc_ctx {
-	struct hs_td_layout lay;
+	struct hs_ev_layout lay;
 	struct hs_td_sink *sink;
 	int ncpus;
 	uint64_t *last_ts;	/* per CPU */
@@ -41,6 +42,7 @@ struct tc_ctx {
 	struct tracecmd_input **inst;	/* instance handles being read, or NULL */
 	int ninst;
 	uint64_t inst_hit;	/* bit i: instance i held relevant events */
+	struct hs_td_stats notes_lost;	/* losses haltstat's notes give */
 	int failed;
 };
 
@@ -136,11 +138,15 @@ static int tc_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 	} else if (rec->missed_events < 0) {
 		s->lost(s->priv, cpu, 0, false);
 	}
-	r = hs_td_decode(&x->lay, rec->data, (size_t)rec->size, &ev);
+	r = hs_ev_decode(&x->lay, rec->data, (size_t)rec->size, &ev);
 	if (r == -2)
 		s->meta->skipped_events++;
 	if (r)
 		return 0;
+	if (ev.kind == HS_EV_MARKER) {
+		hs_recmeta_note(ev.marker.text, ev.marker.len, s, &x->notes_lost);
+		return 0;
+	}
 	ev.ts = rec->ts;
 	ev.cpu = cpu;
 	if (ev.ts < x->last_ts[cpu]) {
@@ -181,6 +187,9 @@ static void tc_stats(struct tc_ctx *x, struct tracecmd_input *top, const char *n
 
 	if (use == &st && text && hs_td_stats_parse(text, strlen(text), name, &st))
 		x->failed = 1;
+	/* a copy without the trailer or CPUSTAT: the notes' counts */
+	if (use == &st && !st.ncpus && !name[0])
+		use = &x->notes_lost;
 	for (int c = 0; c < use->ncpus && c < x->ncpus; c++)
 		if (use->lost[c] > 0 && (uint64_t)use->lost[c] > x->page_lost[c])
 			x->sink->lost(x->sink->priv, c, (uint64_t)use->lost[c] - x->page_lost[c], true);
@@ -225,7 +234,7 @@ static void tc_meta(struct tracecmd_input *h, const char *comp, const unsigned c
 	/* haltstat's trailer survives only if someone appends it to a v7 file */
 	t = hs_td_trailer_find(buf, len, 0, &start, &tlen);
 	if (t > 0)
-		hs_td_trailer_apply((const char *)buf + start, tlen, s, tlost);
+		hs_recmeta_apply((const char *)buf + start, tlen, s, tlost);
 	snprintf(m->format, sizeof(m->format), "%strace.dat v%c (%s)", t > 0 ? "haltstat, " : "",
 		 buf[10], comp);
 	if (uname)
@@ -315,7 +324,9 @@ int hs_td_v7_decode_direct(const char *path, const unsigned char *buf, size_t le
 	} else {
 		struct tep_handle *tep = tracecmd_get_tep(h);
 
-		hs_td_layout_init(&x.lay, tep, tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep));
+		hs_ev_layout_init(&x.lay, tep, tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep),
+				  HS_TD_READ_KINDS);
+		sink->meta->kvm_formats = hs_ev_has_kvm(&x.lay);
 		tc_meta(h, comp, buf, len, sink, &tlost);
 		if (tc_run(h, &x, &tlost))
 			ret = hs_error_set(err, HS_ERR_RUNTIME, "accounting rejected an event");
@@ -325,6 +336,7 @@ int hs_td_v7_decode_direct(const char *path, const unsigned char *buf, size_t le
 	free(x.page_lost);
 	free(x.tids);
 	hs_td_stats_free(&tlost);
+	hs_td_stats_free(&x.notes_lost);
 	tracecmd_close(h);
 	return ret;
 }

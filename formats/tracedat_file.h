@@ -41,7 +41,7 @@ struct td_file {
 	uint32_t page_size;
 	int ncpus;
 	struct tep_handle *tep;
-	struct hs_td_layout lay;
+	struct hs_ev_layout lay;
 	const char *cmd;	/* saved cmdlines */
 	size_t cmd_len;
 	const char *uname;
@@ -57,10 +57,23 @@ struct td_file {
 	int nbufs;
 };
 
-/* Bounded reads at f->pos (tracedat_read.c). */
+/* An n-byte number in the file's byte order. */
+static inline uint64_t hs_td_get(const struct td_file *f, const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+
+	if (f->big)
+		for (int i = 0; i < n; i++)
+			v = (v << 8) | p[i];
+	else
+		for (int i = n - 1; i >= 0; i--)
+			v = (v << 8) | p[i];
+	return v;
+}
+
+/* Bounded reads at f->pos (tracedat_parse.c). */
 int hs_td_trunc(struct td_file *f, const char *what);
 bool hs_td_has(const struct td_file *f, uint64_t n);
-uint64_t hs_td_get(const struct td_file *f, const unsigned char *p, int n);
 int hs_td_num(struct td_file *f, int n, uint64_t *v, const char *what);
 int hs_td_blob(struct td_file *f, int nlen, size_t *off, size_t *len, const char *what);
 
@@ -68,6 +81,7 @@ int hs_td_blob(struct td_file *f, int nlen, size_t *off, size_t *len, const char
 int hs_td_fixed_header(struct td_file *f);
 /* header_page + header_event; ftrace formats; event systems (at f->pos). */
 int hs_td_header_page(struct td_file *f);
+int hs_td_ftrace_formats(struct td_file *f);
 int hs_td_event_formats(struct td_file *f);
 /* Options both versions share: CPUSTAT, TRACECLOCK, UNAME. */
 int hs_td_option(struct td_file *f, unsigned int id, size_t off, size_t len);
@@ -76,10 +90,25 @@ void hs_td_clock(char *dst, size_t size, const unsigned char *p, size_t n);
 int hs_td_overlap(struct td_file *f, const struct td_buf *b);
 /* b's per-CPU offsets and sizes, zeroed, for f->ncpus CPUs. */
 int hs_td_buf_alloc(struct td_file *f, struct td_buf *b);
-/* Layout, metadata, then every page through the sink; frees nothing. */
+/* v6: everything up to the CPU data, and where each buffer's pages are. */
+int hs_td_v6_parse(struct td_file *f);
+/* Layout, metadata, then every page through the sink; frees nothing (tracedat_decode.c). */
 int hs_td_run(struct td_file *f, int fd, struct hs_td_sink *s);
 void hs_td_file_free(struct td_file *f);
 
+/* v7 inflation (tracedat_chunks.c). fd: pread the chunks from it, or -1: the mapping. */
+enum { HS_TD_Z_NONE, HS_TD_Z_ZSTD, HS_TD_Z_ZLIB };
+/* A compressed chunk: what zstd or zlib may make of the largest inflated one. */
+#define TD_MAX_ZCHUNK (TD_MAX_CHUNK + (TD_MAX_CHUNK >> 6) + 4096)
+struct td_inflater *hs_td_inflater_alloc(int fd);
+int hs_td_inflater_set(struct td_inflater *z, int alg);
+int hs_td_inflater_alg(const struct td_inflater *z);
+/* n bytes of the file at off (already checked to be in it): pread into small (or a buffer of z's), or mapped. */
+const unsigned char *hs_td_bytes(const struct td_file *f, uint64_t off, size_t n,
+				 unsigned char *small);
+/* Exactly dlen bytes out of src, or -1. */
+int hs_td_inflate(struct td_inflater *z, unsigned char *dst, size_t dlen,
+		  const unsigned char *src, size_t slen);
 /*
  * The next chunk of ch (pos/left advanced) inflated into *win at *len,
  * growing *win (*cap) as needed. 1: done, 0: no chunk left, -1: corrupt or

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../lib/event.h"
+#include "../lib/evdecode.h"
 #include "../lib/meta.h"
 #include "../lib/error.h"
 
@@ -39,129 +40,8 @@ struct hs_td_sink {
 
 void hs_td_sink_account(struct hs_td_sink *sink, struct hs_account *acct);
 
-/* Byte and bit offsets of one field inside an event payload; size 0 = absent. */
-struct hs_td_field {
-	uint16_t off;
-	uint8_t size;
-};
-
-#define HS_TD_NKINDS 4
-#define HS_TD_NFIELDS 4
-
-struct hs_td_evdesc {
-	int id;			/* event id, -1 when the event is not in the file */
-	struct hs_td_field pid;
-	struct hs_td_field f[HS_TD_NFIELDS];
-	uint32_t need;		/* payload bytes that hold every field above */
-};
-
-/* Event ids and field layouts, indexed by enum hs_event_kind - 1. */
-struct hs_td_layout {
-	struct hs_td_evdesc ev[HS_TD_NKINDS];
-	uint64_t idmask;	/* bit id % 64 of each present id: most records fail it */
-	bool swap;		/* file endianness differs from ours */
-};
-
-/* Looks the 4 events up in tep once. Returns how many exist. */
-int hs_td_layout_init(struct hs_td_layout *lay, struct tep_handle *tep, bool swap);
-/*
- * libtraceevent 1.7 parses formats through file-scope variables, so two
- * threads must not parse at once, even into different handles.
- */
-void hs_td_tep_lock(void);
-void hs_td_tep_unlock(void);
-/*
- * Inlined: the decoders call this for every field of every record. checked
- * is a constant after inlining: false when the record is known to be long
- * enough for every field (the usual case), which saves a compare a field.
- */
-static inline __attribute__((always_inline)) uint64_t
-hs_td_rd(const unsigned char *p, size_t len, struct hs_td_field f, bool swap, bool *bad,
-	 const bool checked)
-{
-	uint64_t v = 0;
-
-	if (!f.size)
-		return 0;
-	if (checked && (size_t)f.off + f.size > len) {
-		*bad = true;
-		return 0;
-	}
-	switch (f.size) {
-	case 1: return p[f.off];
-	case 2: { uint16_t x; memcpy(&x, p + f.off, 2); return swap ? __builtin_bswap16(x) : x; }
-	case 4: { uint32_t x; memcpy(&x, p + f.off, 4); return swap ? __builtin_bswap32(x) : x; }
-	default: memcpy(&v, p + f.off, 8); return swap ? __builtin_bswap64(v) : v;
-	}
-}
-
-static inline int hs_td_kind(const struct hs_td_layout *lay, int id)
-{
-	if (!(lay->idmask >> (id & 63) & 1))
-		return -1;
-	for (int k = 0; k < HS_TD_NKINDS; k++)
-		if (lay->ev[k].id == id)
-			return k;
-	return -1;
-}
-
-/* The fields of a record of kind ev->kind; checked as for hs_td_rd. */
-static inline __attribute__((always_inline)) int
-hs_td_fields(const struct hs_td_evdesc *d, const unsigned char *p, size_t len, bool sw,
-	     struct hs_event *ev, const bool checked)
-{
-	bool bad = false;
-
-	ev->tid = (int32_t)hs_td_rd(p, len, d->pid, sw, &bad, checked);
-	switch (ev->kind) {
-	case HS_EV_VCPU_WAKEUP:
-		ev->wakeup.ns = hs_td_rd(p, len, d->f[0], sw, &bad, checked);
-		ev->wakeup.waited = hs_td_rd(p, len, d->f[1], sw, &bad, checked) != 0;
-		ev->wakeup.valid = d->f[2].size ? (hs_td_rd(p, len, d->f[2], sw, &bad, checked) != 0) : -1;
-		bad |= !d->f[0].size || !d->f[1].size;
-		break;
-	case HS_EV_HALT_POLL_NS:
-		ev->poll.grow = hs_td_rd(p, len, d->f[0], sw, &bad, checked) != 0;
-		ev->poll.vcpu_id = (uint32_t)hs_td_rd(p, len, d->f[1], sw, &bad, checked);
-		ev->poll.new_ns = (uint32_t)hs_td_rd(p, len, d->f[2], sw, &bad, checked);
-		ev->poll.old_ns = (uint32_t)hs_td_rd(p, len, d->f[3], sw, &bad, checked);
-		bad |= !d->f[2].size || !d->f[3].size;
-		break;
-	case HS_EV_CPU_IDLE:
-		ev->idle.state = (uint32_t)hs_td_rd(p, len, d->f[0], sw, &bad, checked);
-		ev->idle.cpu_id = (uint32_t)hs_td_rd(p, len, d->f[1], sw, &bad, checked);
-		bad |= !d->f[0].size;
-		break;
-	default:
-		ev->guest_poll.grow = hs_td_rd(p, len, d->f[0], sw, &bad, checked) != 0;
-		ev->guest_poll.new_ns = (uint32_t)hs_td_rd(p, len, d->f[1], sw, &bad, checked);
-		ev->guest_poll.old_ns = (uint32_t)hs_td_rd(p, len, d->f[2], sw, &bad, checked);
-		bad |= !d->f[1].size || !d->f[2].size;
-		break;
-	}
-	return bad ? -2 : 0;
-}
-
-/* Decodes payload (id at offset 0) into ev: 0 ok, -1 unrelated, -2 malformed. */
-static inline int hs_td_decode(const struct hs_td_layout *lay, const unsigned char *p,
-			       size_t len, struct hs_event *ev)
-{
-	const struct hs_td_evdesc *d;
-	bool sw = lay->swap;
-	uint16_t id;
-	int k;
-
-	if (len < 2)
-		return -2;
-	memcpy(&id, p, 2);
-	k = hs_td_kind(lay, sw ? __builtin_bswap16(id) : id);
-	if (k < 0)
-		return -1;
-	d = &lay->ev[k];
-	ev->kind = (uint8_t)(k + 1);
-	return len >= d->need ? hs_td_fields(d, p, len, sw, ev, false) :
-				hs_td_fields(d, p, len, sw, ev, true);
-}
+/* What the report readers decode: the analysed events and haltstat's notes. */
+#define HS_TD_READ_KINDS (HS_EV_MASK_ANALYSED | HS_EV_MASK(HS_EV_MARKER))
 
 /* Per-CPU loss counts from CPUSTAT text, for one buffer ("" = top). */
 #define HS_TD_MAXCPUS 4096
@@ -172,12 +52,12 @@ struct hs_td_stats {
 int hs_td_stats_parse(const char *text, size_t len, const char *buffer,
 		      struct hs_td_stats *st);
 void hs_td_stats_free(struct hs_td_stats *st);
+/* One CPU's count; -1 when out of memory. */
+int hs_td_stats_set(struct hs_td_stats *st, long cpu, int64_t lost);
 
 /* haltstat trailer (notes/META.md). start: where the text begins, or 0 if none. */
 int hs_td_trailer_find(const unsigned char *buf, size_t len, uint64_t data_end,
 		       uint64_t *start, uint64_t *tlen);
-void hs_td_trailer_apply(const char *text, size_t len, struct hs_td_sink *sink,
-			 struct hs_td_stats *trailer_lost);
 
 void hs_td_uname_release(const char *uname, size_t len, struct hs_meta *meta);
 void hs_td_cmdlines_apply(const char *text, size_t len, struct hs_td_sink *sink);

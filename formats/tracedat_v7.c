@@ -27,8 +27,6 @@
 #include <unistd.h>
 
 #include <event-parse.h>
-#include <zlib.h>
-#include <zstd.h>
 
 #include "tracedat_file.h"
 
@@ -37,25 +35,13 @@
 #define V7_MAX_SECTIONS 1024		/* sections read per file: ends a chain that loops */
 #define V7_MAX_SECTION (64u << 20)	/* one section, inflated */
 #define V7_MAX_SECTIONS_TOTAL (256u << 20)	/* all of them, kept until the end */
-/* A compressed chunk: what zstd or zlib may make of the largest inflated one. */
-#define V7_MAX_ZCHUNK (TD_MAX_CHUNK + (TD_MAX_CHUNK >> 6) + 4096)
 
 enum { V7_OPT_DONE = 0, V7_OPT_BUFFER = 3, V7_OPT_CPUCOUNT = 8, V7_OPT_HEADER_INFO = 16,
-       V7_OPT_EVENT_FORMATS = 18, V7_OPT_CMDLINES = 21, V7_OPT_BUFFER_TEXT = 22 };
-enum { V7_Z_NONE, V7_Z_ZSTD, V7_Z_ZLIB };
+       V7_OPT_FTRACE_EVENTS = 17, V7_OPT_EVENT_FORMATS = 18, V7_OPT_CMDLINES = 21,
+       V7_OPT_BUFFER_TEXT = 22 };
 
 /* Tests and fuzzing turn the libtracecmd fallback off (it forks). */
 bool hs_td_v7_fallback = true;
-
-struct td_inflater {
-	int alg;
-	ZSTD_DCtx *zctx;
-	int fd;				/* the file, or -1: read from the mapping */
-	unsigned char *in;		/* a compressed chunk read with pread */
-	size_t in_cap;
-	int code;			/* first chunk error */
-	char msg[256];
-};
 
 struct v7_bopt {
 	const unsigned char *p;		/* a BUFFER option's data */
@@ -66,7 +52,7 @@ struct v7 {
 	struct td_file *f;
 	const unsigned char *file;
 	size_t flen;
-	uint64_t sec_header, sec_events, sec_cmdlines;	/* section offsets, 0 = none */
+	uint64_t sec_header, sec_ftrace, sec_events, sec_cmdlines;	/* section offsets, 0 = none */
 	uint64_t cpucount;
 	uint64_t next;			/* the options section after this one, 0 = none */
 	struct v7_bopt bopt[TD_MAXBUFS];
@@ -78,124 +64,9 @@ struct v7 {
 	int nowned;
 };
 
-/* ---- inflating ---- */
-
-static int v7_inflate(struct td_inflater *z, unsigned char *dst, size_t dlen,
-		      const unsigned char *src, size_t slen)
-{
-	if (z->alg == V7_Z_ZSTD) {
-		size_t r = ZSTD_decompressDCtx(z->zctx, dst, dlen, src, slen);
-
-		return !ZSTD_isError(r) && r == dlen ? 0 : -1;
-	}
-	uLongf n = dlen;
-
-	return uncompress(dst, &n, src, (uLong)slen) == Z_OK && n == dlen ? 0 : -1;
-}
-
-void hs_td_inflater_free(struct td_inflater *z)
-{
-	if (!z)
-		return;
-	ZSTD_freeDCtx(z->zctx);
-	free(z->in);
-	free(z);
-}
-
-static int v7_zfail(struct td_inflater *z, int code, const char *what, uint64_t off)
-{
-	if (!z->code) {
-		z->code = code;
-		snprintf(z->msg, sizeof(z->msg), "%s at offset %llu", what,
-			 (unsigned long long)off);
-	}
-	return -1;
-}
-
-int hs_td_chunk_error(const struct td_file *f)
-{
-	const struct td_inflater *z = f->z;
-
-	if (!z || !z->code)
-		return hs_error_set(f->err, HS_ERR_INPUT, "corrupt trace.dat: bad compressed chunk");
-	return hs_error_set(f->err, z->code, "%s", z->msg);
-}
-
-static bool v7_grow(unsigned char **win, size_t *cap, size_t need)
-{
-	unsigned char *p;
-
-	if (need <= *cap)
-		return true;
-	p = realloc(*win, need);
-	if (!p)
-		return false;
-	*win = p;
-	*cap = need;
-	return true;
-}
-
-/* n bytes of the file at off (already checked to be in it): pread or mapped. */
-static const unsigned char *v7_bytes(const struct td_file *f, uint64_t off, size_t n,
-				     unsigned char *small)
-{
-	struct td_inflater *z = f->z;
-	unsigned char *dst = small;
-	size_t done = 0;
-
-	if (z->fd < 0)
-		return f->buf + off;
-	if (!small) {
-		if (!v7_grow(&z->in, &z->in_cap, n))
-			return NULL;
-		dst = z->in;
-	}
-	while (done < n) {
-		ssize_t got = pread(z->fd, dst + done, n - done, (off_t)(off + done));
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			return NULL;
-		done += (size_t)got;
-	}
-	return dst;
-}
-
 static uint32_t v7_u32(const struct td_file *f, const unsigned char *p)
 {
 	return (uint32_t)hs_td_get(f, p, 4);
-}
-
-int hs_td_chunk_next(const struct td_file *f, uint64_t *pos, uint32_t *left,
-		     unsigned char **win, size_t *len, size_t *cap)
-{
-	struct td_inflater *z = f->z;
-	unsigned char hdr[8];
-	const unsigned char *h, *src;
-	uint32_t c, u;
-
-	if (!*left)
-		return v7_zfail(z, HS_ERR_INPUT, "corrupt trace.dat: CPU data ends before its size, chunk", *pos);
-	if (*pos > f->len || f->len - *pos < 8 || !(h = v7_bytes(f, *pos, 8, hdr)))
-		return v7_zfail(z, HS_ERR_INPUT, "truncated trace.dat: compressed chunk", *pos);
-	c = v7_u32(f, h);
-	u = v7_u32(f, h + 4);
-	if (c > f->len - *pos - 8 || c > V7_MAX_ZCHUNK || u > TD_MAX_CHUNK)
-		return v7_zfail(z, HS_ERR_INPUT, "corrupt trace.dat: compressed chunk size", *pos);
-	if (!v7_grow(win, cap, *len + (u ? u : 1)))
-		return v7_zfail(z, HS_ERR_RUNTIME, "out of memory inflating a chunk", *pos);
-	src = v7_bytes(f, *pos + 8, c, NULL);
-	if (!src)
-		return v7_zfail(z, errno == ENOMEM ? HS_ERR_RUNTIME : HS_ERR_INPUT,
-				"read error: compressed chunk", *pos);
-	if (v7_inflate(z, *win + *len, u, src, c))
-		return v7_zfail(z, HS_ERR_INPUT,
-				"corrupt trace.dat: compressed chunk does not inflate", *pos);
-	*len += u;
-	*pos += 8 + (uint64_t)c;
-	(*left)--;
-	return 1;
 }
 
 /* ---- sections ---- */
@@ -256,7 +127,7 @@ static int v7_unpack(struct v7 *v, const char *what, uint64_t data, uint64_t siz
 	out = malloc(u ? u : 1);
 	if (!out)
 		return hs_error_set(f->err, HS_ERR_RUNTIME, "out of memory");
-	if (v7_inflate(f->z, out, u, v->file + data + 8, c)) {
+	if (hs_td_inflate(f->z, out, u, v->file + data + 8, c)) {
 		free(out);
 		return hs_error_set(f->err, HS_ERR_INPUT,
 				    "corrupt trace.dat: %s section at offset %llu does not inflate",
@@ -295,7 +166,7 @@ static int v7_section(struct v7 *v, uint64_t off, unsigned int want, const char 
 	if (!v7_fits(v, data, size))
 		return v7_past_end(v, name, off);
 	v7_end(v, data + size);
-	if ((*flags & V7_FL_COMPRESS) && f->z->alg == V7_Z_NONE)
+	if ((*flags & V7_FL_COMPRESS) && hs_td_inflater_alg(f->z) == HS_TD_Z_NONE)
 		return v7_corrupt(v, "compressed section in an uncompressed file", off);
 	if ((*flags & V7_FL_COMPRESS) && !raw)
 		return v7_unpack(v, what, data, size, p, n);
@@ -333,6 +204,7 @@ static int v7_option(struct v7 *v, unsigned int id, size_t off, size_t len)
 	struct td_file *f = v->f;
 	const unsigned char *p = f->buf + off;
 	uint64_t *sec = id == V7_OPT_HEADER_INFO ? &v->sec_header :
+			id == V7_OPT_FTRACE_EVENTS ? &v->sec_ftrace :
 			id == V7_OPT_EVENT_FORMATS ? &v->sec_events :
 			id == V7_OPT_CMDLINES ? &v->sec_cmdlines : NULL;
 
@@ -474,7 +346,7 @@ static int v7_chunks_scan(struct v7 *v, uint64_t off, uint64_t size, struct td_c
 {
 	struct td_file *f = v->f;
 	unsigned char tmp[8];
-	const unsigned char *h = v7_bytes(f, off, 4, tmp);
+	const unsigned char *h = hs_td_bytes(f, off, 4, tmp);
 	uint64_t pos;
 
 	if (!h)
@@ -490,11 +362,11 @@ static int v7_chunks_scan(struct v7 *v, uint64_t off, uint64_t size, struct td_c
 	for (uint32_t i = 0; i < ch->count; i++) {
 		uint32_t c, u;
 
-		if (ch->end - pos < 8 || !(h = v7_bytes(f, pos, 8, tmp)))
+		if (ch->end - pos < 8 || !(h = hs_td_bytes(f, pos, 8, tmp)))
 			return v7_corrupt(v, "compressed chunk header", pos);
 		c = v7_u32(f, h);
 		u = v7_u32(f, h + 4);
-		if (c > ch->end - pos - 8 || c > V7_MAX_ZCHUNK || u > TD_MAX_CHUNK)
+		if (c > ch->end - pos - 8 || c > TD_MAX_ZCHUNK || u > TD_MAX_CHUNK)
 			return v7_corrupt(v, "compressed chunk size", pos);
 		*total += u;
 		ch->max = u > ch->max ? u : ch->max;
@@ -624,6 +496,11 @@ static int v7_header_in(struct v7 *v)
 	return hs_td_header_page(v->f);
 }
 
+static int v7_ftrace_in(struct v7 *v)
+{
+	return hs_td_ftrace_formats(v->f);
+}
+
 static int v7_events_in(struct v7 *v)
 {
 	return hs_td_event_formats(v->f);
@@ -655,6 +532,13 @@ static int v7_meta_sections(struct v7 *v)
 	ret = v7_section(v, v->sec_header, V7_OPT_HEADER_INFO, "header info", false, &p, &n, &flags);
 	if (!ret)
 		ret = v7_in(v, p, n, "header info", v7_header_in);
+	/* haltstat's notes are ftrace:print events */
+	if (!ret && v->sec_ftrace) {
+		ret = v7_section(v, v->sec_ftrace, V7_OPT_FTRACE_EVENTS, "ftrace formats", false,
+				 &p, &n, &flags);
+		if (!ret)
+			ret = v7_in(v, p, n, "ftrace formats", v7_ftrace_in);
+	}
 	if (!ret && v->sec_events) {
 		ret = v7_section(v, v->sec_events, V7_OPT_EVENT_FORMATS, "event formats", false,
 				 &p, &n, &flags);
@@ -686,16 +570,15 @@ static int v7_compression(struct v7 *v, uint64_t *first)
 			name = (const char *)f->buf + f->pos;
 		f->pos = (size_t)(nul - f->buf) + 1;
 	}
-	alg = !strcmp(name, "none") || !name[0] ? V7_Z_NONE :
-	      !strcmp(name, "zstd") ? V7_Z_ZSTD : !strcmp(name, "zlib") ? V7_Z_ZLIB : -1;
+	alg = !strcmp(name, "none") || !name[0] ? HS_TD_Z_NONE :
+	      !strcmp(name, "zstd") ? HS_TD_Z_ZSTD : !strcmp(name, "zlib") ? HS_TD_Z_ZLIB : -1;
 	if (alg < 0 && hs_td_v7_fallback)
 		return HS_TD_V7_FALLBACK;
 	if (alg < 0)
 		return hs_error_set(f->err, HS_ERR_INPUT,
 				    "unsupported trace.dat compression \"%.20s\"", name);
 	snprintf(f->comp, sizeof(f->comp), "%s", name[0] ? name : "none");
-	f->z->alg = alg;
-	if (alg == V7_Z_ZSTD && !(f->z->zctx = ZSTD_createDCtx()))
+	if (hs_td_inflater_set(f->z, alg))
 		return hs_error_set(f->err, HS_ERR_RUNTIME, "out of memory");
 	if (!hs_td_has(f, 8))
 		return hs_td_trunc(f, "first options offset");
@@ -714,21 +597,20 @@ int hs_td_v7_read(const unsigned char *buf, size_t len, int fd, struct hs_td_sin
 	int ret;
 
 	f.tep = tep_alloc();
-	f.z = calloc(1, sizeof(*f.z));
+	f.z = hs_td_inflater_alloc(fd);
 	if (!f.tep || !f.z) {
 		ret = hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
 		goto out;
 	}
-	f.z->fd = fd;
 	ret = hs_td_fixed_header(&f);
 	if (!ret)
 		ret = v7_compression(&v, &first);
 	if (!ret)
 		ret = v7_options(&v, first);
 	if (!ret) {
-		hs_td_tep_lock();
+		hs_ev_tep_lock();
 		ret = v7_meta_sections(&v);
-		hs_td_tep_unlock();
+		hs_ev_tep_unlock();
 	}
 	if (!ret)
 		ret = v7_buffers(&v);

@@ -187,7 +187,11 @@ static int tdw_build_header(struct tdw_buf *b, const struct hs_tracedat_desc *d,
 	tdw_put(b, "header_event", 13);
 	tdw_u64(b, d->header_event_len);
 	tdw_put(b, d->header_event, d->header_event_len);
-	tdw_u32(b, 0);			/* ftrace formats */
+	tdw_u32(b, d->nftrace_formats);	/* ftrace formats */
+	for (unsigned int i = 0; i < d->nftrace_formats; i++) {
+		tdw_u64(b, d->ftrace_formats[i].len);
+		tdw_put(b, d->ftrace_formats[i].text, d->ftrace_formats[i].len);
+	}
 	tdw_put_systems(b, d);
 	tdw_u32(b, 0);			/* kallsyms */
 	tdw_u32(b, 0);			/* printk formats */
@@ -293,7 +297,8 @@ static int tdw_check(const struct hs_tracedat_desc *d, struct hs_error *err)
 	if (!d || !d->page_size || (d->page_size & (d->page_size - 1)))
 		return hs_error_set(err, HS_ERR_RUNTIME, "trace.dat: bad page size");
 	if (!d->header_page || !d->header_event || (d->ncpus && !d->cpus) ||
-	    (d->nformats && !d->formats) || (d->cmdlines_len && !d->cmdlines))
+	    (d->nformats && !d->formats) || (d->cmdlines_len && !d->cmdlines) ||
+	    (d->nftrace_formats && !d->ftrace_formats))
 		return hs_error_set(err, HS_ERR_RUNTIME, "trace.dat: incomplete description");
 	for (unsigned int i = 0; i < d->ncpus; i++)
 		if (d->cpus[i].size % d->page_size)

@@ -33,6 +33,8 @@ struct hs_tracedat_desc {
 	size_t header_event_len;
 	const struct hs_tracedat_format *formats;
 	unsigned int nformats;
+	const struct hs_tracedat_format *ftrace_formats;	/* system "ftrace" (print) */
+	unsigned int nftrace_formats;
 	const char *cmdlines;		/* "PID COMM\n" lines */
 	size_t cmdlines_len;
 	unsigned int ncpus;

@@ -4,50 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account.h"
+#include "account_priv.h"
 
 /*
  * Accounting of the event stream: one bounded state per vCPU thread and
  * per guest CPU, found through small open-addressing maps keyed by int.
- * Nothing is kept per event.
+ * Nothing is kept per event. The hot path (every event) is all here; the
+ * names (account_names.c) and the merges of accounts (account_merge.c)
+ * are elsewhere.
  */
-
-/* int key -> array index; vals hold index + 1 so that 0 marks a free slot. */
-struct hs_imap {
-	int *keys;
-	uint32_t *vals;
-	unsigned int cap;	/* power of two, or 0 */
-	unsigned int n;
-};
-
-struct hs_account {
-	struct hs_account_opts opts;
-	struct hs_meta meta;
-
-	struct hs_vcpu_acct **vcpus;
-	unsigned int nvcpus, cap_vcpus;
-	struct hs_imap vcpu_map;
-
-	struct hs_guest_cpu_acct *guest;
-	unsigned int nguest, cap_guest;
-	struct hs_imap guest_map;
-
-	struct hs_thread_info *threads;
-	unsigned int nthreads, cap_threads;
-	struct hs_imap thread_map;
-
-	struct hs_process_info *procs;
-	unsigned int nprocs, cap_procs;
-	struct hs_imap proc_map;
-
-	uint64_t events[HS_EV_GUEST_HALT_POLL_NS + 1];
-	bool have_base, have_ts, finished;
-	uint64_t base_ts;		/* first event seen: origin of start/end */
-	uint64_t first_ts, last_ts;	/* span of the events kept */
-
-	/* hs_account_shard(): the vCPU threads and guest CPUs kept here */
-	unsigned int shard, nshards;
-};
 
 /* The halt histogram and the what-if replay of one halt. */
 static void hs_account_halt(struct hs_hist *hist, struct hs_whatif *w,
@@ -60,99 +25,13 @@ static void hs_account_halt(struct hs_hist *hist, struct hs_whatif *w,
 		hs_whatif_halt(w, wakeup, change, window, reliable);
 }
 
-static uint32_t hs_imap_hash(int key)
-{
-	return (uint32_t)key * 2654435761u;
-}
-
-static long hs_imap_get(const struct hs_imap *m, int key)
-{
-	unsigned int i;
-
-	if (!m->cap)
-		return -1;
-	for (i = hs_imap_hash(key) & (m->cap - 1); m->vals[i]; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == key)
-			return (long)m->vals[i] - 1;
-	return -1;
-}
-
-static void hs_imap_insert(struct hs_imap *m, int key, uint32_t val)
-{
-	unsigned int i = hs_imap_hash(key) & (m->cap - 1);
-
-	while (m->vals[i])
-		i = (i + 1) & (m->cap - 1);
-	m->keys[i] = key;
-	m->vals[i] = val;
-	m->n++;
-}
-
-static int hs_imap_grow(struct hs_imap *m)
-{
-	struct hs_imap bigger = { .cap = m->cap ? m->cap * 2 : 64 };
-	unsigned int i;
-
-	if (bigger.cap > (1u << 30))
-		return -ENOMEM;
-	bigger.keys = calloc(bigger.cap, sizeof(*bigger.keys));
-	bigger.vals = calloc(bigger.cap, sizeof(*bigger.vals));
-	if (!bigger.keys || !bigger.vals) {
-		free(bigger.keys);
-		free(bigger.vals);
-		return -ENOMEM;
-	}
-	for (i = 0; i < m->cap; i++)
-		if (m->vals[i])
-			hs_imap_insert(&bigger, m->keys[i], m->vals[i]);
-	free(m->keys);
-	free(m->vals);
-	*m = bigger;
-	return 0;
-}
-
-static int hs_imap_put(struct hs_imap *m, int key, unsigned int idx)
-{
-	/* keep the load under one half so probes stay short */
-	if ((m->n + 1) * 2 > m->cap && hs_imap_grow(m))
-		return -ENOMEM;
-	hs_imap_insert(m, key, idx + 1);
-	return 0;
-}
-
-static void hs_imap_free(struct hs_imap *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
-/* Makes room for one more element in a growable array. */
-static int hs_array_reserve(void **arr, unsigned int *cap, unsigned int n, size_t elem)
-{
-	unsigned int ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	if (*cap > UINT_MAX / 4)
-		return -ENOMEM;
-	ncap = *cap ? *cap * 2 : 16;
-	p = realloc(*arr, (size_t)ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 static uint64_t hs_add_sat(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 /* Time-weighted window: the value held from *since until ts. */
-static void hs_window_advance(int64_t window, uint64_t *since, uint64_t ts,
+void hs_window_advance(int64_t window, uint64_t *since, uint64_t ts,
 			      double *area, uint64_t *time)
 {
 	if (ts <= *since)
@@ -269,9 +148,6 @@ fail:
 	return NULL;
 }
 
-/* Thread and process names: past these the report shows the bare ids. */
-#define HS_ACCOUNT_MAX_NAMES 65536
-
 /* A shard keeps its share of the limit, so that two readers stay within it too. */
 static bool hs_account_full(const struct hs_account *a, unsigned int n, unsigned int max)
 {
@@ -288,7 +164,7 @@ static int hs_account_over(struct hs_account *a, unsigned int n, unsigned int ma
 }
 
 /* NULL: out of memory, or a new thread past HS_ACCOUNT_MAX_VCPUS. */
-static struct hs_vcpu_acct *hs_vcpu_get(struct hs_account *a, int tid, uint64_t ts)
+struct hs_vcpu_acct *hs_vcpu_get(struct hs_account *a, int tid, uint64_t ts)
 {
 	long i = hs_imap_get(&a->vcpu_map, tid);
 	struct hs_vcpu_acct *v;
@@ -312,7 +188,7 @@ static struct hs_vcpu_acct *hs_vcpu_get(struct hs_account *a, int tid, uint64_t 
 	return v;
 }
 
-static struct hs_guest_cpu_acct *hs_guest_get(struct hs_account *a, int cpu, uint64_t ts)
+struct hs_guest_cpu_acct *hs_guest_get(struct hs_account *a, int cpu, uint64_t ts)
 {
 	long i = hs_imap_get(&a->guest_map, cpu);
 	struct hs_guest_cpu_acct *g;
@@ -449,7 +325,7 @@ bool hs_account_keeps(const struct hs_account *a, const struct hs_event *ev)
 
 	/* start/end count from the first event seen: every event must be seen */
 	if (a->nshards <= 1 || a->opts.start_ns || a->opts.end_ns ||
-	    ev->kind < HS_EV_VCPU_WAKEUP || ev->kind > HS_EV_GUEST_HALT_POLL_NS ||
+	    ev->kind < HS_EV_VCPU_WAKEUP || ev->kind > HS_EV_ANALYSED_LAST ||
 	    key < 0 || key > INT_MAX)
 		return true;
 	return hs_account_owns(a, (int)key);
@@ -459,7 +335,7 @@ void hs_account_tally(struct hs_account *a, const struct hs_event_tally *t)
 {
 	bool any = false;
 
-	for (int k = HS_EV_VCPU_WAKEUP; k <= HS_EV_GUEST_HALT_POLL_NS; k++) {
+	for (int k = HS_EV_VCPU_WAKEUP; k <= HS_EV_ANALYSED_LAST; k++) {
 		a->events[k] += t->count[k];
 		any |= t->count[k] != 0;
 	}
@@ -485,7 +361,7 @@ static int hs_account_kvm(struct hs_account *a, const struct hs_event *ev)
 	return 0;
 }
 
-static unsigned int hs_idle_slot(int64_t state)
+unsigned int hs_idle_slot(int64_t state)
 {
 	return state >= HS_IDLE_STATES ? HS_IDLE_STATES - 1 : (unsigned int)state;
 }
@@ -577,7 +453,7 @@ int hs_account_event(struct hs_account *a, const struct hs_event *ev)
 {
 	int ret;
 
-	if (ev->kind < HS_EV_VCPU_WAKEUP || ev->kind > HS_EV_GUEST_HALT_POLL_NS)
+	if (ev->kind < HS_EV_VCPU_WAKEUP || ev->kind > HS_EV_ANALYSED_LAST)
 		return -EINVAL;
 	if (!hs_account_in_range(a, ev->ts))
 		return 0;
@@ -590,65 +466,6 @@ int hs_account_event(struct hs_account *a, const struct hs_event *ev)
 	a->events[ev->kind]++;
 	hs_account_span(a, ev->ts, ev->ts);
 	return 0;
-}
-
-/* Names end up in text output: keep them one printable line. */
-static void hs_copy_name(char *dst, size_t size, const char *src)
-{
-	size_t i;
-
-	if (!src)
-		return;
-	for (i = 0; i + 1 < size && src[i]; i++) {
-		unsigned char c = (unsigned char)src[i];
-
-		dst[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-	}
-	dst[i] = '\0';
-}
-
-void hs_account_thread(struct hs_account *a, int tid, int tgid, const char *comm)
-{
-	long i = hs_imap_get(&a->thread_map, tid);
-	struct hs_thread_info *t;
-
-	if (i < 0) {
-		if (a->nthreads >= HS_ACCOUNT_MAX_NAMES ||
-		    hs_array_reserve((void **)&a->threads, &a->cap_threads, a->nthreads,
-				     sizeof(*a->threads)) ||
-		    hs_imap_put(&a->thread_map, tid, a->nthreads))
-			return;	/* without the name the report falls back to the tid */
-		i = a->nthreads++;
-		t = &a->threads[i];
-		memset(t, 0, sizeof(*t));
-		t->tid = tid;
-		t->tgid = -1;
-	}
-	t = &a->threads[i];
-	if (tgid >= 0)
-		t->tgid = tgid;
-	hs_copy_name(t->comm, sizeof(t->comm), comm);
-}
-
-void hs_account_process(struct hs_account *a, int tgid, const char *comm, const char *vm_name)
-{
-	long i = hs_imap_get(&a->proc_map, tgid);
-	struct hs_process_info *p;
-
-	if (i < 0) {
-		if (a->nprocs >= HS_ACCOUNT_MAX_NAMES ||
-		    hs_array_reserve((void **)&a->procs, &a->cap_procs, a->nprocs,
-				     sizeof(*a->procs)) ||
-		    hs_imap_put(&a->proc_map, tgid, a->nprocs))
-			return;	/* the report falls back to "pid TGID" */
-		i = a->nprocs++;
-		p = &a->procs[i];
-		memset(p, 0, sizeof(*p));
-		p->tgid = tgid;
-	}
-	p = &a->procs[i];
-	hs_copy_name(p->comm, sizeof(p->comm), comm);
-	hs_copy_name(p->vm_name, sizeof(p->vm_name), vm_name);
 }
 
 /* After a loss the window and any pending change can no longer be trusted. */
@@ -724,180 +541,6 @@ void hs_account_finish(struct hs_account *a)
 		hs_guest_finish(&a->guest[i], end);
 }
 
-static int hs_carry_vcpu(struct hs_account *n, const struct hs_vcpu_acct *p, uint64_t ts)
-{
-	struct hs_vcpu_acct *v = hs_vcpu_get(n, p->tid, ts);
-
-	if (!v)
-		return -ENOMEM;
-	v->window = p->window;
-	v->vcpu_id = p->vcpu_id;
-	v->last_change = p->last_change;
-	v->pending = p->pending;
-	v->has_pending = p->has_pending;
-	v->unreliable = p->unreliable;
-	v->window_since_ts = ts;
-	return 0;
-}
-
-static int hs_carry_guest(struct hs_account *n, const struct hs_guest_cpu_acct *p, uint64_t ts)
-{
-	struct hs_guest_cpu_acct *g = hs_guest_get(n, p->cpu, ts);
-
-	if (!g)
-		return -ENOMEM;
-	g->cur_state = p->cur_state;
-	g->cur_since = ts;
-	g->last_exit_state = p->last_exit_state;
-	g->poll_pending = p->poll_pending;
-	g->window = p->window;
-	g->window_since_ts = ts;
-	return 0;
-}
-
-int hs_account_carry(struct hs_account *n, const struct hs_account *p, uint64_t ts)
-{
-	unsigned int i;
-
-	n->have_ts = true;
-	n->first_ts = ts;
-	n->last_ts = ts;
-	if (!p)
-		return 0;
-	n->meta = p->meta;
-	n->meta.lost_events = 0;
-	n->meta.lost_unknown_places = 0;
-	n->meta.skipped_lines = 0;
-	n->meta.skipped_pages = 0;
-	n->meta.skipped_events = 0;
-	n->meta.clamped_ts = 0;
-	n->meta.over_limit_events = 0;
-	for (i = 0; i < p->nthreads; i++)
-		hs_account_thread(n, p->threads[i].tid, p->threads[i].tgid, p->threads[i].comm);
-	for (i = 0; i < p->nprocs; i++)
-		hs_account_process(n, p->procs[i].tgid, p->procs[i].comm, p->procs[i].vm_name);
-	for (i = 0; i < p->nvcpus; i++)
-		if (hs_carry_vcpu(n, p->vcpus[i], ts))
-			return -ENOMEM;
-	for (i = 0; i < p->nguest; i++)
-		if (hs_carry_guest(n, &p->guest[i], ts))
-			return -ENOMEM;
-	return 0;
-}
-
-void hs_account_cut(struct hs_account *a, uint64_t ts)
-{
-	uint64_t span;
-	unsigned int i;
-
-	if (a->finished)
-		return;
-	a->finished = true;
-	if (!a->have_ts)
-		a->first_ts = ts;
-	if (!a->have_ts || ts > a->last_ts)
-		a->last_ts = ts;
-	a->have_ts = true;
-	span = a->last_ts - a->first_ts;
-	for (i = 0; i < a->nvcpus; i++) {
-		struct hs_vcpu_acct *v = a->vcpus[i];
-
-		hs_window_advance(v->window, &v->window_since_ts, a->last_ts, &v->window_area,
-				  &v->window_time);
-		if (v->whatif)
-			hs_whatif_finish(v->whatif, span);
-	}
-	for (i = 0; i < a->nguest; i++) {
-		struct hs_guest_cpu_acct *g = &a->guest[i];
-
-		/* an open idle period counts as an entry where it ends, in a later interval */
-		if (g->cur_state >= 0 && a->last_ts > g->cur_since) {
-			g->residency_ns[hs_idle_slot(g->cur_state)] += a->last_ts - g->cur_since;
-			g->cur_since = a->last_ts;
-		}
-		hs_window_advance(g->window, &g->window_since_ts, a->last_ts, &g->window_area,
-				  &g->window_time);
-	}
-}
-
-void hs_account_shard(struct hs_account *a, unsigned int index, unsigned int count)
-{
-	a->shard = count > 1 ? index % count : 0;
-	a->nshards = count > 1 ? count : 1;
-}
-
-/* Both lists are in order of first appearance: so is their merge. */
-static int hs_absorb_vcpus(struct hs_account *a, struct hs_account *from)
-{
-	unsigned int n = a->nvcpus + from->nvcpus, i = 0, j = 0, k = 0;
-	struct hs_vcpu_acct **all = malloc(sizeof(*all) * (n ? n : 1));
-	struct hs_imap map = { 0 };
-
-	if (!all)
-		return -ENOMEM;
-	while (i < a->nvcpus || j < from->nvcpus) {
-		bool mine = j == from->nvcpus ||
-			    (i < a->nvcpus && a->vcpus[i]->first_ts <= from->vcpus[j]->first_ts);
-		struct hs_vcpu_acct *v = mine ? a->vcpus[i++] : from->vcpus[j++];
-
-		if (hs_imap_put(&map, v->tid, k)) {
-			hs_imap_free(&map);
-			free(all);
-			return -ENOMEM;
-		}
-		all[k++] = v;
-	}
-	free(a->vcpus);
-	hs_imap_free(&a->vcpu_map);
-	a->vcpus = all;
-	a->nvcpus = a->cap_vcpus = n;
-	a->vcpu_map = map;
-	from->nvcpus = 0;	/* a owns them now */
-	return 0;
-}
-
-static int hs_absorb_guest(struct hs_account *a, struct hs_account *from)
-{
-	unsigned int n = a->nguest + from->nguest, i = 0, j = 0, k = 0;
-	struct hs_guest_cpu_acct *all = malloc(sizeof(*all) * (n ? n : 1));
-	struct hs_imap map = { 0 };
-
-	if (!all)
-		return -ENOMEM;
-	while (i < a->nguest || j < from->nguest) {
-		bool mine = j == from->nguest ||
-			    (i < a->nguest && a->guest[i].first_ts <= from->guest[j].first_ts);
-
-		all[k] = mine ? a->guest[i++] : from->guest[j++];
-		if (hs_imap_put(&map, all[k].cpu, k)) {
-			hs_imap_free(&map);
-			free(all);
-			return -ENOMEM;
-		}
-		k++;
-	}
-	free(a->guest);
-	hs_imap_free(&a->guest_map);
-	a->guest = all;
-	a->nguest = a->cap_guest = n;
-	a->guest_map = map;
-	from->nguest = 0;
-	return 0;
-}
-
-int hs_account_absorb(struct hs_account *a, struct hs_account *from)
-{
-	int ret = hs_absorb_vcpus(a, from);
-
-	/* the only count a shard keeps for itself */
-	a->meta.over_limit_events += from->meta.over_limit_events;
-	if (!ret)
-		ret = hs_absorb_guest(a, from);
-	if (!ret)
-		hs_account_shard(a, 0, 1);
-	return ret;
-}
-
 unsigned int hs_account_nvcpus(const struct hs_account *a)
 {
 	return a->nvcpus;
@@ -918,18 +561,11 @@ const struct hs_guest_cpu_acct *hs_account_guest(const struct hs_account *a, uns
 	return i < a->nguest ? &a->guest[i] : NULL;
 }
 
-const struct hs_thread_info *hs_account_thread_info(const struct hs_account *a, int tid)
+const struct hs_vcpu_acct *hs_account_vcpu_of(const struct hs_account *a, int tid)
 {
-	long i = hs_imap_get(&a->thread_map, tid);
+	long i = hs_imap_get(&a->vcpu_map, tid);
 
-	return i < 0 ? NULL : &a->threads[i];
-}
-
-const struct hs_process_info *hs_account_process_info(const struct hs_account *a, int tgid)
-{
-	long i = hs_imap_get(&a->proc_map, tgid);
-
-	return i < 0 ? NULL : &a->procs[i];
+	return i < 0 ? NULL : a->vcpus[i];
 }
 
 const struct hs_account_opts *hs_account_options(const struct hs_account *a)
@@ -949,7 +585,7 @@ uint64_t hs_account_last_ts(const struct hs_account *a)
 
 uint64_t hs_account_events(const struct hs_account *a, enum hs_event_kind kind)
 {
-	if (kind < HS_EV_VCPU_WAKEUP || kind > HS_EV_GUEST_HALT_POLL_NS)
+	if (kind < HS_EV_VCPU_WAKEUP || kind > HS_EV_ANALYSED_LAST)
 		return 0;
 	return a->events[kind];
 }

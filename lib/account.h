@@ -58,8 +58,6 @@ struct hs_vcpu_acct {
 	struct hs_hist all;	/* halt durations, every halt */
 };
 
-#define HS_IDLE_STATES 8
-
 struct hs_guest_cpu_acct {
 	int cpu;
 	uint64_t entries[HS_IDLE_STATES];
@@ -108,6 +106,7 @@ struct hs_meta *hs_account_meta(struct hs_account *acct);
 
 int hs_account_event(struct hs_account *acct, const struct hs_event *ev);
 void hs_account_thread(struct hs_account *acct, int tid, int tgid, const char *comm);
+/* comm or vm_name NULL: keep what is known of it. */
 void hs_account_process(struct hs_account *acct, int tgid, const char *comm,
 			const char *vm_name);
 /* count_known false: events were lost on cpu but the count is unknown. */
@@ -152,6 +151,11 @@ const struct hs_vcpu_acct *hs_account_vcpu(const struct hs_account *acct, unsign
 unsigned int hs_account_nguest(const struct hs_account *acct);
 const struct hs_guest_cpu_acct *hs_account_guest(const struct hs_account *acct, unsigned int i);
 const struct hs_thread_info *hs_account_thread_info(const struct hs_account *acct, int tid);
+/* Every named thread, in the order the names came. */
+unsigned int hs_account_nthreads(const struct hs_account *acct);
+const struct hs_thread_info *hs_account_thread_at(const struct hs_account *acct, unsigned int i);
+/* The vCPU state of a thread with kvm events, or NULL. */
+const struct hs_vcpu_acct *hs_account_vcpu_of(const struct hs_account *acct, int tid);
 const struct hs_process_info *hs_account_process_info(const struct hs_account *acct, int tgid);
 const struct hs_account_opts *hs_account_options(const struct hs_account *acct);
 uint64_t hs_account_first_ts(const struct hs_account *acct);

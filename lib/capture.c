@@ -20,7 +20,9 @@
 #include <tracefs.h>
 
 #include "capture_priv.h"
+#include "evdecode.h"
 #include "sysinfo.h"
+#include "tasks.h"
 
 #define HS_TRACEFS	"/sys/kernel/tracing"
 /* Wake the readers at 10% full: plenty of headroom, few wakeups. */
@@ -122,12 +124,12 @@ static int capture_alloc(struct hs_capture **cp, const struct hs_capture_opts *o
 			 struct hs_error *err)
 {
 	struct hs_capture *c;
-	char tmp[4096];
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 
-	if (o->output && (!o->output[0] || strlen(o->output) >= sizeof(c->output)))
-		return hs_error_set(err, HS_ERR_OUTPUT, "bad output file name");
-	if (o->nevents > HS_CAPTURE_MAX_EVENTS || o->npids > HS_CAPTURE_MAX_PIDS)
+	if (o->dir && (!o->dir[0] || strlen(o->dir) >= sizeof(c->dir)))
+		return hs_error_set(err, HS_ERR_OUTPUT, "bad output directory name");
+	if (o->nevents > HS_CAPTURE_MAX_EVENTS - HS_CAPTURE_NTASK_EVENTS ||
+	    o->npids > HS_CAPTURE_MAX_PIDS)
 		return hs_error_set(err, HS_ERR_USAGE, "too many events or pids");
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -136,11 +138,8 @@ static int capture_alloc(struct hs_capture **cp, const struct hs_capture_opts *o
 	c->free_fd = -1;
 	c->stop_fd = -1;
 	c->ncpus = n > 0 ? (unsigned int)n : 1;
-	if (o->output) {
-		snprintf(c->output, sizeof(c->output), "%s", o->output);
-		snprintf(tmp, sizeof(tmp), "%s", o->output);
-		snprintf(c->dir, sizeof(c->dir), "%s", dirname(tmp));
-	}
+	if (o->dir)
+		snprintf(c->dir, sizeof(c->dir), "%s", o->dir);
 	snprintf(c->name, sizeof(c->name), "haltstat_%d", (int)getpid());
 	c->cpus = calloc(c->ncpus, sizeof(*c->cpus));
 	c->lost = calloc(c->ncpus, sizeof(*c->lost));
@@ -153,6 +152,8 @@ static int capture_alloc(struct hs_capture **cp, const struct hs_capture_opts *o
 		c->cpus[i].raw_fd = -1;
 		c->cpus[i].fd = -1;
 	}
+	if (o->identity && !(c->tasks = hs_tasks_alloc()))
+		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
 	return 0;
 }
 
@@ -218,53 +219,53 @@ static int capture_instance(struct hs_capture *c, const struct hs_capture_opts *
 
 static int capture_pids(struct hs_capture *c, const struct hs_capture_opts *o, struct hs_error *err)
 {
-	struct hs_sbuf sb = { 0 };
+	char *list = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&list, &len);
 	int tids[4096];
 	int ret = 0;
 
+	if (!f)
+		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
 	for (unsigned int i = 0; i < o->npids && !ret; i++) {
 		int n = hs_sysinfo_tasks(o->pids[i], tids, 4096);
-		struct hs_thread_name *s;
 
 		if (n <= 0) {
 			ret = hs_error_set(err, HS_ERR_USAGE, "no such process: %d", o->pids[i]);
 			break;
 		}
 		c->pids[c->npids++] = o->pids[i];
-		s = realloc(c->snap, (c->nsnap + (unsigned int)n) * sizeof(*s));
-		if (!s) {
-			ret = hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
-			break;
-		}
-		c->snap = s;
-		for (int t = 0; t < n; t++) {
-			struct hs_thread_name *tn = &c->snap[c->nsnap];
-
-			hs_sbuf_printf(&sb, "%d ", tids[t]);
-			tn->tid = tids[t];
-			if (hs_sysinfo_thread(tids[t], tn->comm, sizeof(tn->comm), &tn->tgid) == 0)
-				c->nsnap++;
-		}
+		for (int t = 0; t < n; t++)
+			fprintf(f, "%d ", tids[t]);
 	}
-	if (!ret && sb.oom)
+	if (fclose(f) && !ret)
 		ret = hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
 	/* Threads created later (vCPU hotplug) follow their parent with event-fork. */
 	if (!ret && (tracefs_option_enable(c->inst, TRACEFS_OPTION_EVENT_FORK) ||
-		     tracefs_instance_file_write(c->inst, "set_event_pid", sb.s) < 0))
+		     tracefs_instance_file_write(c->inst, "set_event_pid", list) < 0))
 		ret = hs_error_set(err, HS_ERR_TRACEFS, "cannot set the pid filter: %s",
 				   strerror(errno));
-	hs_sbuf_free(&sb);
+	free(list);
 	return ret;
 }
 
-static int capture_events(struct hs_capture *c, const struct hs_capture_opts *o,
-			  struct hs_error *err)
+static int capture_add_event(struct hs_capture *c, const char *sys, const char *ev)
+{
+	snprintf(c->en_sys[c->nen], sizeof(c->en_sys[0]), "%s", sys);
+	snprintf(c->en_ev[c->nen], sizeof(c->en_ev[0]), "%s", ev);
+	snprintf(c->req[c->nreq], sizeof(c->req[0]), "%s:%s", sys, ev);
+	c->en_names[c->nen++] = c->req[c->nreq++];
+	return 0;
+}
+
+/* Which of the requested events exist; none is enabled yet. */
+static int capture_resolve_events(struct hs_capture *c, const struct hs_capture_opts *o,
+				  struct hs_error *err)
 {
 	for (unsigned int i = 0; i < o->nevents; i++) {
 		char sys[64], ev[64];
 		const char *colon = strchr(o->events[i], ':');
 
-		snprintf(c->req[c->nreq], sizeof(c->req[0]), "%s", o->events[i]);
 		if (!colon || colon == o->events[i] || (size_t)(colon - o->events[i]) >= sizeof(sys) ||
 		    strlen(colon + 1) >= sizeof(ev) || !colon[1])
 			return hs_error_set(err, HS_ERR_USAGE, "bad event name '%s' (want SYSTEM:EVENT)",
@@ -275,20 +276,61 @@ static int capture_events(struct hs_capture *c, const struct hs_capture_opts *o,
 			if (o->required && o->required[i])
 				return hs_error_set(err, HS_ERR_NO_EVENTS, "event %s does not exist here",
 						    o->events[i]);
+			snprintf(c->req[c->nreq], sizeof(c->req[0]), "%s", o->events[i]);
 			c->missing[c->nmissing++] = c->req[c->nreq++];
 			continue;
 		}
-		if (tracefs_event_enable(c->inst, sys, ev))
-			return hs_error_set(err, HS_ERR_TRACEFS, "cannot enable event %s: %s",
-					    o->events[i], strerror(errno));
-		snprintf(c->en_sys[c->nen], sizeof(c->en_sys[0]), "%s", sys);
-		snprintf(c->en_ev[c->nen], sizeof(c->en_ev[0]), "%s", ev);
-		c->en_names[c->nen++] = c->req[c->nreq++];
+		capture_add_event(c, sys, ev);
 	}
 	if (!c->nen)
 		return hs_error_set(err, HS_ERR_NO_EVENTS, "none of the requested events exist here%s",
 				    c->nmissing && !strncmp(c->missing[0], "kvm:", 4) ?
 				    " (is the kvm module loaded?)" : "");
+	/* who the threads were: optional, /proc alone is the fallback */
+	for (int k = HS_EV_TASK_NEW; o->identity && k <= HS_EV_TASK_EXIT; k++) {
+		const char *sys = hs_ev_system(k), *ev = hs_ev_name(k);
+		bool dup = false;
+
+		for (unsigned int i = 0; i < c->nen; i++)
+			dup |= !strcmp(c->en_sys[i], sys) && !strcmp(c->en_ev[i], ev);
+		if (!dup && tracefs_event_file_exists(c->inst, sys, ev, "format"))
+			capture_add_event(c, sys, ev);
+	}
+	return 0;
+}
+
+static int capture_enable_events(struct hs_capture *c, struct hs_error *err)
+{
+	for (unsigned int i = 0; i < c->nen; i++)
+		if (tracefs_event_enable(c->inst, c->en_sys[i], c->en_ev[i]))
+			return hs_error_set(err, HS_ERR_TRACEFS, "cannot enable event %s: %s",
+					    c->en_names[i], strerror(errno));
+	return 0;
+}
+
+/* One trace_marker write per line: each becomes one ftrace:print event. */
+static int capture_note(struct hs_capture *c, const char *notes, struct hs_error *err)
+{
+	int fd = tracefs_instance_file_open(c->inst, "trace_marker", O_WRONLY | O_CLOEXEC);
+	const char *s = notes;
+
+	if (fd < 0)
+		return hs_error_set(err, HS_ERR_TRACEFS, "cannot open trace_marker of %s: %s",
+				    c->name, strerror(errno));
+	while (*s) {
+		size_t n = strcspn(s, "\n");
+
+		if (n && write(fd, s, n) != (ssize_t)n) {
+			int e = errno;
+
+			close(fd);
+			return hs_error_set(err, HS_ERR_TRACEFS, "cannot write trace_marker of %s: %s",
+					    c->name, strerror(e));
+		}
+		s += n;
+		s += *s == '\n';
+	}
+	close(fd);
 	return 0;
 }
 
@@ -365,6 +407,11 @@ static int capture_start_readers(struct hs_capture *c, struct hs_error *err)
 	return ret;
 }
 
+/*
+ * Tracing starts with no event enabled, so that the notes come first in
+ * the trace; the task events are enabled with the others, before /proc is
+ * walked, so that no thread falls between the two.
+ */
 int hs_capture_start(struct hs_capture **cp, const struct hs_capture_opts *o,
 		     struct hs_error *err)
 {
@@ -376,7 +423,7 @@ int hs_capture_start(struct hs_capture **cp, const struct hs_capture_opts *o,
 	c = *cp;
 	if (!ret)
 		ret = capture_check_tracefs(err);
-	if (!ret && o->output)
+	if (!ret && o->dir)
 		ret = capture_tmpfiles(c, err);
 	if (ret)
 		return ret;
@@ -387,8 +434,8 @@ int hs_capture_start(struct hs_capture **cp, const struct hs_capture_opts *o,
 	if (!ret && o->npids)
 		ret = capture_pids(c, o, err);
 	if (!ret)
-		ret = capture_events(c, o, err);
-	if (!ret && o->output)
+		ret = capture_resolve_events(c, o, err);
+	if (!ret && o->dir)
 		ret = capture_start_readers(c, err);
 	if (ret)
 		return ret;
@@ -396,7 +443,13 @@ int hs_capture_start(struct hs_capture **cp, const struct hs_capture_opts *o,
 		return hs_error_set(err, HS_ERR_TRACEFS, "cannot start tracing: %s", strerror(errno));
 	c->tracing = true;
 	clock_gettime(CLOCK_MONOTONIC, &c->t0);
-	return 0;
+	if (o->notes && (ret = capture_note(c, o->notes, err)))
+		return ret;
+	ret = capture_enable_events(c, err);
+	if (!ret && c->tasks && hs_tasks_watch_start(c->tasks, 0))
+		ret = hs_error_set(err, HS_ERR_RUNTIME, "cannot start the thread watcher: %s",
+				   strerror(errno));
+	return ret;
 }
 
 unsigned int hs_capture_missing(const struct hs_capture *c, const char *const **names)
@@ -481,6 +534,8 @@ int hs_capture_stop(struct hs_capture *c, bool flush, struct hs_error *err)
 	}
 	atomic_store(&c->flush, flush);
 	capture_join(c);
+	if (c->tasks)
+		hs_tasks_watch_stop(c->tasks);
 	capture_read_stats(c);
 	for (unsigned int i = 0; i < c->ncpus; i++) {
 		int e = c->cpus[i].err;
@@ -493,6 +548,54 @@ int hs_capture_stop(struct hs_capture *c, bool flush, struct hs_error *err)
 				    c->dir, strerror(e));
 	}
 	return 0;
+}
+
+/* Takes what the stopped readers left in the buffers, in this thread. */
+static int capture_drain(struct hs_capture *c, struct hs_error *err)
+{
+	for (unsigned int i = 0; i < c->ncpus; i++) {
+		struct hs_cpu_reader *rd = &c->cpus[i];
+		int r;
+
+		if (!rd->tcpu)
+			continue;
+		while ((r = tracefs_cpu_flush_write(rd->tcpu, rd->fd)) > 0)
+			;
+		if (r < 0 && errno != EAGAIN)
+			return hs_error_set(err, errno == ENOSPC || errno == EDQUOT ? HS_ERR_OUTPUT :
+					    HS_ERR_RUNTIME, "cannot write CPU %u data to %s: %s", i,
+					    c->dir, strerror(errno));
+	}
+	return 0;
+}
+
+/*
+ * Tracing goes on again with every event off: nothing but the notes can
+ * enter the buffers, and the losses counted at stop stay true.
+ */
+int hs_capture_note_end(struct hs_capture *c, const char *notes, struct hs_error *err)
+{
+	int ret;
+
+	if (!c->scanned)
+		return hs_error_set(err, HS_ERR_RUNTIME, "capture not scanned");
+	if (tracefs_event_disable(c->inst, NULL, NULL) < 0 && errno != ENOENT)
+		return hs_error_set(err, HS_ERR_TRACEFS, "cannot disable the events of %s: %s",
+				    c->name, strerror(errno));
+	if (tracefs_trace_on(c->inst))
+		return hs_error_set(err, HS_ERR_TRACEFS, "cannot start tracing: %s", strerror(errno));
+	ret = capture_note(c, notes, err);
+	tracefs_trace_off(c->inst);
+	if (!ret)
+		ret = capture_drain(c, err);
+	if (!ret)
+		ret = hs_capture_sizes(c, err);
+	return ret;
+}
+
+const struct hs_capture_result *hs_capture_result(const struct hs_capture *c)
+{
+	return c->scanned ? &c->result : NULL;
 }
 
 static void capture_remove_instance(struct hs_capture *c)
@@ -530,13 +633,12 @@ void hs_capture_destroy(struct hs_capture *c)
 	capture_remove_instance(c);
 	if (c->stop_fd >= 0)
 		close(c->stop_fd);
-	if (c->tmp_output[0])
-		unlink(c->tmp_output);
+	hs_tasks_free(c->tasks);
+	hs_capture_scan_free(c);
 	for (unsigned int i = 0; c->cpustat && i < c->ncpus; i++)
 		free(c->cpustat[i]);
 	free(c->cpustat);
 	free(c->lost);
 	free(c->cpus);
-	free(c->snap);
 	free(c);
 }

@@ -2,7 +2,7 @@
 #ifndef HS_CAPTURE_PRIV_H
 #define HS_CAPTURE_PRIV_H
 
-/* Shared by capture.c (tracefs side) and capture_save.c (trace.dat side) only. */
+/* Shared by capture.c (tracefs side) and capture_scan.c (the saved pages) only. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -23,18 +23,13 @@ struct hs_cpu_reader {
 	int err;			/* errno of a failed write */
 };
 
-struct hs_thread_name {
-	int tid;
-	int tgid;
-	char comm[64];
-};
+/* The events that name threads (tasks.h), recorded when opts.identity asks. */
+#define HS_CAPTURE_NTASK_EVENTS 3
 
 struct hs_capture {
 	struct tracefs_instance *inst;
 	char name[64];
-	char output[4096];
 	char dir[4096];
-	char tmp_output[4200];		/* linked final file not yet renamed */
 	int free_fd;			/* instance free_buffer, held open as a safety net */
 	int stop_fd;			/* eventfd: readable once the readers must stop */
 	unsigned int ncpus;
@@ -55,15 +50,29 @@ struct hs_capture {
 	char en_ev[HS_CAPTURE_MAX_EVENTS][64];
 	uint64_t en_count[HS_CAPTURE_MAX_EVENTS];
 
-	struct hs_thread_name *snap;	/* -p threads named at start */
-	unsigned int nsnap;
 	int pids[HS_CAPTURE_MAX_PIDS];
 	unsigned int npids;
+	struct hs_tasks *tasks;		/* NULL without opts.identity */
 
 	uint64_t *lost;
 	char **cpustat;
 	uint64_t lost_total;
-	unsigned int nthreads;
+
+	/* filled by hs_capture_scan() */
+	char clock[64];
+	char *header_page, *header_event;
+	struct hs_capture_format formats[HS_CAPTURE_MAX_EVENTS];
+	struct hs_capture_format print_format;
+	int *cpu_fds;
+	uint64_t *cpu_sizes;
+	int *tids;
+	unsigned int ntids;
+	bool scanned;
+	struct hs_capture_result result;
 };
+
+/* capture_scan.c */
+int hs_capture_sizes(struct hs_capture *c, struct hs_error *err);
+void hs_capture_scan_free(struct hs_capture *c);
 
 #endif

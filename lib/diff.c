@@ -79,9 +79,10 @@ static void diff_row_fill(struct hs_diff_row *r, const struct hs_halt_stats *a, 
 	}
 }
 
+/* A vCPU index of a VM whose process is known: the same name in two recordings is the same vCPU. */
 static bool diff_named(const struct hs_report_vcpu *v)
 {
-	return v->vcpu_index >= 0 && v->vm[0];
+	return v->vcpu_index >= 0 && v->tgid >= 0 && v->vm[0];
 }
 
 static bool diff_same_name(const struct hs_report_vcpu *x, const struct hs_report_vcpu *y)
@@ -105,14 +106,40 @@ static bool diff_pairs(const struct hs_report_vcpu *a, const struct hs_report_vc
 	}
 }
 
+/*
+ * The order pass visits both sides in thread-id order, the order a VMM
+ * creates its vCPU threads in: one side's vCPU indices (from window events)
+ * must not reorder it against a side that has none.
+ */
+static void diff_tid_order(const struct hs_report *r, unsigned int *order)
+{
+	for (unsigned int i = 0; i < r->nvcpus; i++) {
+		unsigned int k = i;
+
+		for (; k > 0 && r->vcpus[order[k - 1]].tid > r->vcpus[i].tid; k--)
+			order[k] = order[k - 1];
+		order[k] = i;
+	}
+}
+
 static void diff_match(const struct hs_report *a, const struct hs_report *b, int *pair,
-		       enum hs_diff_match *how, bool *used_b)
+		       enum hs_diff_match *how, bool *used_b, unsigned int *oa, unsigned int *ob)
 {
 	for (unsigned int i = 0; i < a->nvcpus; i++)
 		pair[i] = -1;
 	for (int pass = HS_DIFF_BY_NAME; pass <= HS_DIFF_BY_ORDER; pass++) {
-		for (unsigned int i = 0; i < a->nvcpus; i++) {
-			for (unsigned int j = 0; pair[i] < 0 && j < b->nvcpus; j++) {
+		bool by_tid = pass == HS_DIFF_BY_ORDER;
+
+		if (by_tid) {
+			diff_tid_order(a, oa);
+			diff_tid_order(b, ob);
+		}
+		for (unsigned int n = 0; n < a->nvcpus; n++) {
+			unsigned int i = by_tid ? oa[n] : n;
+
+			for (unsigned int m = 0; pair[i] < 0 && m < b->nvcpus; m++) {
+				unsigned int j = by_tid ? ob[m] : m;
+
 				if (used_b[j] || !diff_pairs(&a->vcpus[i], &b->vcpus[j], pass))
 					continue;
 				pair[i] = (int)j;
@@ -177,12 +204,14 @@ int hs_diff_build(struct hs_diff *d, const struct hs_report *a, const struct hs_
 	int *pair = calloc(a->nvcpus + 1, sizeof(*pair));
 	enum hs_diff_match *how = calloc(a->nvcpus + 1, sizeof(*how));
 	bool *used_b = calloc(b->nvcpus + 1, sizeof(*used_b));
+	unsigned int *oa = calloc(a->nvcpus + 1, sizeof(*oa));
+	unsigned int *ob = calloc(b->nvcpus + 1, sizeof(*ob));
 	int ret = 0;
 
 	memset(d, 0, sizeof(*d));
 	d->rows = calloc(a->nvcpus + 1, sizeof(*d->rows));
 	d->unmatched = calloc((size_t)a->nvcpus + b->nvcpus + 1, sizeof(*d->unmatched));
-	if (!pair || !how || !used_b || !d->rows || !d->unmatched) {
+	if (!pair || !how || !used_b || !oa || !ob || !d->rows || !d->unmatched) {
 		ret = hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
 		goto out;
 	}
@@ -193,9 +222,11 @@ int hs_diff_build(struct hs_diff *d, const struct hs_report *a, const struct hs_
 	d->host.tid_a = d->host.tid_b = -1;
 	d->host.match = HS_DIFF_TOTAL;
 	diff_row_fill(&d->host, &a->host, a->duration_s, &b->host, b->duration_s);
-	diff_match(a, b, pair, how, used_b);
+	diff_match(a, b, pair, how, used_b, oa, ob);
 	diff_rows(d, a, b, pair, how, used_b);
 out:
+	free(oa);
+	free(ob);
 	free(pair);
 	free(how);
 	free(used_b);

@@ -15,7 +15,14 @@ enum hs_event_kind {
 	HS_EV_HALT_POLL_NS,		/* kvm:kvm_halt_poll_ns */
 	HS_EV_CPU_IDLE,			/* power:cpu_idle */
 	HS_EV_GUEST_HALT_POLL_NS,	/* power:guest_halt_poll_ns */
+	/* not analysed: the recording's notes and who its threads were */
+	HS_EV_MARKER,			/* ftrace:print (trace_marker) */
+	HS_EV_TASK_NEW,			/* task:task_newtask */
+	HS_EV_TASK_RENAME,		/* task:task_rename */
+	HS_EV_TASK_EXIT,		/* sched:sched_process_exit */
 };
+#define HS_EV_ANALYSED_LAST HS_EV_GUEST_HALT_POLL_NS
+#define HS_EV_KIND_LAST HS_EV_TASK_EXIT
 
 #define HS_IDLE_EXIT 4294967295u	/* power:cpu_idle state on idle exit */
 
@@ -43,6 +50,20 @@ struct hs_guest_poll {
 	bool grow;
 };
 
+/* Text of a trace_marker write, inside the record: not NUL-terminated, valid while it lasts. */
+struct hs_marker {
+	const char *text;
+	uint32_t len;
+};
+
+/* task_newtask (pid: the child), task_rename and sched_process_exit (pid: the task). */
+struct hs_task_change {
+	int32_t pid;
+	uint64_t clone_flags;		/* task_newtask only */
+	const char *comm;		/* inside the record: comm_len bytes, not NUL-terminated */
+	uint32_t comm_len;
+};
+
 struct hs_event {
 	uint64_t ts;		/* ns in the trace clock */
 	int32_t cpu;		/* CPU whose buffer held the event */
@@ -53,12 +74,14 @@ struct hs_event {
 		struct hs_poll_change poll;
 		struct hs_idle idle;
 		struct hs_guest_poll guest_poll;
+		struct hs_marker marker;
+		struct hs_task_change task;
 	};
 };
 
 /* Events counted but not looked at (hs_account_keeps), per kind. */
 struct hs_event_tally {
-	uint64_t count[HS_EV_GUEST_HALT_POLL_NS + 1];
+	uint64_t count[HS_EV_ANALYSED_LAST + 1];
 	uint64_t first_ts, last_ts;	/* valid when a count is not 0 */
 };
 

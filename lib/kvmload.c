@@ -35,6 +35,7 @@
 #include "kvmload.h"
 #include "kvmstats.h"
 #include "parse.h"
+#include "vmm.h"
 
 #define KL_MEM		0x10000
 #define KL_SEQ		0x0500
@@ -73,6 +74,7 @@ enum { KL_RUNNING, KL_FINISHED, KL_FAILED };
 
 struct kl_vm {
 	unsigned int index;		/* N in "CPU N/KVM" */
+	int vcpu_names;			/* enum hs_vmm, -1: the process's name */
 	int vm_fd;
 	int vcpu_fd;
 	uint8_t *mem;
@@ -519,8 +521,14 @@ static void *kl_vcpu_main(void *arg)
 
 	vm->out->tid = gettid();
 	/* Set before the first halt so the tracer sees the final name. */
-	snprintf(vm->out->comm, sizeof(vm->out->comm), "CPU %u/KVM", vm->index % 100000);
-	r = pthread_setname_np(pthread_self(), vm->out->comm);
+	r = 0;
+	if (vm->vcpu_names >= 0) {
+		hs_vmm_vcpu_thread_name((enum hs_vmm)vm->vcpu_names, vm->index % 100000,
+					vm->out->comm, sizeof(vm->out->comm));
+		r = pthread_setname_np(pthread_self(), vm->out->comm);
+	} else if (prctl(PR_GET_NAME, (unsigned long)vm->out->comm, 0, 0, 0)) {
+		r = errno;
+	}
 	if (r)
 		r = hs_error_set(&vm->err, HS_ERR_RUNTIME, "cannot name thread: %s", strerror(r));
 	if (!r)
@@ -760,6 +768,7 @@ static void kl_vm_init(struct kl_vm *vm, const struct hs_kvmload_params *p, unsi
 {
 	memset(vm, 0, sizeof(*vm));
 	vm->index = index;
+	vm->vcpu_names = p->vcpu_names;
 	vm->vm_fd = vm->vcpu_fd = -1;
 	vm->stats.fd = -1;
 	vm->cpu = p->vcpu_cpus ? p->vcpu_cpus[stream] : -1;

@@ -62,6 +62,7 @@ struct hs_kvmload_params {
 	const int *vcpu_cpus;		/* nvms entries, -1 not pinned; or NULL */
 	bool fork;			/* one process per VM, as with QEMU */
 	const char *process_name;	/* comm of each VM process (fork) or of the caller; NULL keeps it */
+	int vcpu_names;			/* vCPU threads named as this VMM does (enum hs_vmm); -1: not renamed */
 	uint64_t stall_ns;		/* give up when no VM halts for this long; 0: 10 s */
 	/* Added: nvms recorded sequences; VM i then halts seqs[i].n times (halts and gaps unused). */
 	const struct hs_gap_seq *seqs;
@@ -72,7 +73,7 @@ struct hs_kvmload_params {
 struct hs_kvmload_vm {
 	int pid;			/* process holding the VM */
 	int tid;			/* its vCPU thread */
-	char comm[16];			/* the vCPU thread's name, "CPU N/KVM" */
+	char comm[16];			/* the vCPU thread's name, e.g. "CPU N/KVM" */
 	uint64_t halts;			/* halts the guest counted */
 	uint64_t irqs;			/* interrupts the waker raised */
 	uint64_t vcpu_cpu_ns;		/* CPU time of the vCPU thread */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The live engine: per-CPU nonblocking reads of a private instance's ring
- * buffers, pages decoded with kbuffer and the trace.dat readers' field
- * layouts, events fed in time order into one accounting per interval.
+ * buffers, pages walked (ringbuf.h) and decoded (evdecode.h) as the
+ * trace.dat readers do, events fed in time order into one accounting per
+ * interval.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,13 +11,13 @@
 #include <time.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 #include <tracefs.h>
 
-#include "../formats/tracedat_internal.h"
 #include "account.h"
+#include "evdecode.h"
 #include "capture.h"
 #include "live.h"
+#include "ringbuf.h"
 #include "sysinfo.h"
 
 #define LIVE_DEFAULT_KIB	4096
@@ -36,8 +37,7 @@ struct live_evs {
 struct hs_live {
 	struct hs_capture *cap;
 	struct tep_handle *tep;
-	struct kbuffer *kb;
-	struct hs_td_layout lay;
+	struct hs_ev_layout lay;
 	unsigned int ncpus;
 	struct tracefs_cpu **tcpu;
 	void *page;
@@ -45,6 +45,7 @@ struct hs_live {
 	struct hs_account *cur;
 	struct hs_account *total;	/* since start, for counters that must only grow */
 	struct hs_account_opts aopts;
+	struct hs_account_opts topts;	/* the totals': with the what-if, for a suggestion */
 	struct live_evs batch, held;	/* held: read early, belong to the next interval */
 	uint64_t start_ns, seq, events_total, lost_total;
 	uint64_t last_end;		/* end of the last interval */
@@ -92,11 +93,33 @@ static unsigned int live_events(const struct hs_live_opts *o, const char **ev, b
 	return n;
 }
 
+/* A kvm module parameter as it is now, -1 when unreadable. */
+static int64_t live_kvm_param(const char *name)
+{
+	char path[128], buf[32];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/kvm/parameters/%s", name);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%lld", &v) != 1 || v < 0)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 static void live_meta(struct hs_account *acct, unsigned int ncpus)
 {
 	struct hs_meta *m = hs_account_meta(acct);
 	char full[512];
 
+	/* the setting in force: the what-if replays it, the textfile shows it */
+	m->halt_poll_ns = live_kvm_param("halt_poll_ns");
+	m->halt_poll_ns_grow = live_kvm_param("halt_poll_ns_grow");
+	m->halt_poll_ns_grow_start = live_kvm_param("halt_poll_ns_grow_start");
+	m->halt_poll_ns_shrink = live_kvm_param("halt_poll_ns_shrink");
 	snprintf(m->source, sizeof(m->source), "live");
 	snprintf(m->format, sizeof(m->format), "tracefs instance");
 	snprintf(m->clock, sizeof(m->clock), "mono");
@@ -151,21 +174,15 @@ static int live_decoder(struct hs_live *l, struct hs_error *err)
 			tep_parse_event(l->tep, fmt, (unsigned long)len, names[i][0]);
 		free(fmt);
 	}
-	/* our own, freed by us: the page layout of this very machine */
-	l->kb = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-			      __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? KBUFFER_ENDIAN_BIG :
-			      KBUFFER_ENDIAN_LITTLE);
-	if (!l->kb)
-		return hs_error_set(err, HS_ERR_RUNTIME, "cannot set up the page decoder");
-	if (hs_td_layout_init(&l->lay, l->tep, false) <= 0)
+	if (hs_ev_layout_init(&l->lay, l->tep, false, HS_EV_MASK_ANALYSED) <= 0)
 		return hs_error_set(err, HS_ERR_NO_EVENTS, "none of the events exist here");
 	return 0;
 }
 
-static int live_new_account(struct hs_live *l, struct hs_account **ap, const struct hs_account *prev,
-			    uint64_t ts)
+static int live_new_account(struct hs_live *l, const struct hs_account_opts *o,
+			    struct hs_account **ap, const struct hs_account *prev, uint64_t ts)
 {
-	struct hs_account *a = hs_account_alloc(&l->aopts);
+	struct hs_account *a = hs_account_alloc(o);
 
 	*ap = a;
 	if (!a)
@@ -191,6 +208,9 @@ int hs_live_start(struct hs_live **lp, const struct hs_live_opts *o, struct hs_e
 	if (!l)
 		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
 	l->aopts.no_whatif = true;
+	/* the default candidates, the recorded setting and era from the meta */
+	l->topts.whatif.recorded_max_ns = -1;
+	l->topts.whatif.grow = l->topts.whatif.grow_start = l->topts.whatif.shrink = -1;
 	ret = hs_capture_start(&l->cap, &co, err);
 	if (!ret)
 		ret = live_decoder(l, err);
@@ -201,8 +221,8 @@ int hs_live_start(struct hs_live **lp, const struct hs_live_opts *o, struct hs_e
 	for (unsigned int i = 0; i < l->ncpus; i++)
 		hs_capture_lost_now(l->cap, i, &l->lost_seen[i]);
 	l->start_ns = hs_live_now_ns();
-	if (live_new_account(l, &l->cur, NULL, l->start_ns) ||
-	    (o->cumulative && live_new_account(l, &l->total, NULL, l->start_ns)))
+	if (live_new_account(l, &l->aopts, &l->cur, NULL, l->start_ns) ||
+	    (o->cumulative && live_new_account(l, &l->topts, &l->total, NULL, l->start_ns)))
 		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
 	return 0;
 }
@@ -212,21 +232,21 @@ unsigned int hs_live_missing(const struct hs_live *l, const char *const **names)
 	return hs_capture_missing(l->cap, names);
 }
 
-/* Decodes one page of CPU cpu into the batch. */
-static int live_page(struct hs_live *l, unsigned int cpu)
+/* Decodes one page (size bytes read) of CPU cpu into the batch. */
+static int live_page(struct hs_live *l, unsigned int cpu, size_t size)
 {
-	unsigned long long ts;
-	void *data;
+	struct hs_rb_walk w;
+	const unsigned char *data;
+	size_t len;
 
-	if (kbuffer_load_subbuffer(l->kb, l->page))
+	if (!hs_rb_page_native(&w, l->page, size))
 		return 0;	/* a damaged page: nothing to take from it */
-	for (data = kbuffer_read_event(l->kb, &ts); data; data = kbuffer_next_event(l->kb, &ts)) {
+	while (hs_rb_next(&w, &data, &len) == HS_RB_RECORD) {
 		struct live_ev e = { .seq = l->seq++ };
-		int size = kbuffer_event_size(l->kb);
 
-		if (size <= 0 || hs_td_decode(&l->lay, data, (size_t)size, &e.ev))
+		if (hs_ev_decode(&l->lay, data, len, &e.ev))
 			continue;
-		e.ev.ts = ts;
+		e.ev.ts = w.ts;
 		e.ev.cpu = (int32_t)cpu;
 		if (live_push(&l->batch, &e))
 			return -ENOMEM;
@@ -239,11 +259,11 @@ static int live_drain_cpu(struct hs_live *l, unsigned int cpu, bool flush)
 	int r;
 
 	while ((r = tracefs_cpu_read(l->tcpu[cpu], l->page, true)) > 0)
-		if (live_page(l, cpu))
+		if (live_page(l, cpu, (size_t)r))
 			return -ENOMEM;
 	/* read() already hands out partial pages; flush picks up what a reader left */
 	while (flush && (r = tracefs_cpu_flush(l->tcpu[cpu], l->page)) > 0)
-		if (live_page(l, cpu))
+		if (live_page(l, cpu, (size_t)r))
 			return -ENOMEM;
 	return 0;
 }
@@ -357,7 +377,7 @@ static int live_switch(struct hs_live *l, uint64_t end, struct hs_account **done
 {
 	struct hs_account *next;
 
-	if (live_new_account(l, &next, l->cur, end)) {
+	if (live_new_account(l, &l->aopts, &next, l->cur, end)) {
 		hs_account_free(next);
 		return -ENOMEM;
 	}
@@ -406,7 +426,7 @@ int hs_live_interval(struct hs_live *l, const struct hs_report_filter *filter,
 int hs_live_total(struct hs_live *l, const struct hs_report_filter *filter,
 		  struct hs_report *rep, struct hs_error *err)
 {
-	struct hs_advice_opts advice = { .enabled = false };
+	struct hs_advice_opts advice = { .objective = "balanced", .enabled = true };
 
 	if (!l->total)
 		return hs_error_set(err, HS_ERR_RUNTIME, "live totals were not asked for");
@@ -428,8 +448,6 @@ void hs_live_destroy(struct hs_live *l)
 		if (l->tcpu[i])
 			tracefs_cpu_close(l->tcpu[i]);
 	hs_capture_destroy(l->cap);
-	if (l->kb)
-		kbuffer_free(l->kb);
 	tep_free(l->tep);
 	hs_account_free(l->cur);
 	hs_account_free(l->total);

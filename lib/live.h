@@ -48,7 +48,8 @@ int hs_live_interval(struct hs_live *l, const struct hs_report_filter *filter,
 /*
  * Everything since start, as of the last interval (counters only grow: what
  * Prometheus wants); needs opts.cumulative. Windows and open idle periods
- * are as last seen, not closed.
+ * are as last seen, not closed. The what-if and a suggestion (objective
+ * balanced) are computed, against the kvm module's parameters at start.
  */
 int hs_live_total(struct hs_live *l, const struct hs_report_filter *filter,
 		  struct hs_report *rep, struct hs_error *err);

@@ -15,6 +15,7 @@ void hs_meta_init(struct hs_meta *meta)
 	meta->guest_halt_poll_grow_start = -1;
 	meta->guest_halt_poll_shrink = -1;
 	meta->guest_halt_poll_allow_shrink = -1;
+	meta->kvm_formats = -1;
 	meta->ncpus = -1;
 	meta->record_seconds = -1;
 	meta->lost_known = true;

@@ -12,6 +12,7 @@
  * trace (which carries none of this) is told apart from a zero.
  */
 #define HS_META_STR 128
+#define HS_IDLE_STATES 8
 
 struct hs_meta {
 	char source[4096];		/* file name, or "-" for stdin */
@@ -20,6 +21,7 @@ struct hs_meta {
 	char clock[32];
 	char cpuidle_driver[64];
 	char cpuidle_governor[64];
+	char idle_state_name[HS_IDLE_STATES][32];	/* "POLL", "C1"...; "" unknown */
 	char buffer_instance[HS_META_STR]; /* trace-cmd -B NAME the events came from */
 
 	int64_t halt_poll_ns;		/* /sys/module/kvm/parameters/... */
@@ -33,6 +35,7 @@ struct hs_meta {
 	int64_t guest_halt_poll_shrink;
 	int guest_halt_poll_allow_shrink; /* 1, 0 or -1 */
 
+	int kvm_formats;		/* kvm event formats in the input: 1, 0, or -1 cannot tell */
 	int ncpus;			/* -1 when unknown */
 	double record_seconds;		/* wall time of the recording, -1 unknown */
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "vmm.h"
 
 /*
  * Builds the report model from a finished accounting: picks the vCPU threads
@@ -47,46 +48,65 @@ void hs_report_warn(struct hs_report *rep, const char *fmt, ...)
 	rep->warnings[rep->nwarnings++] = s;
 }
 
-/* QEMU names its vCPU threads "CPU N/KVM". */
-static int hs_vcpu_index(const char *comm)
+/* Name, process, VM and vCPU index of a thread, from what the recording told. */
+static void hs_identify(const struct hs_account *acct, int tid, int64_t vcpu_id, int *tgid,
+			char *comm, size_t comm_len, char *vm, size_t vm_len, char *vm_comm,
+			size_t vm_comm_len, int *vcpu_index)
 {
-	char *end;
-	long n;
+	const struct hs_thread_info *t = hs_account_thread_info(acct, tid);
+	const struct hs_process_info *p;
 
-	if (strncmp(comm, "CPU ", 4) || !isdigit((unsigned char)comm[4]))
-		return -1;
-	errno = 0;
-	n = strtol(comm + 4, &end, 10);
-	if (errno || n > INT_MAX || strcmp(end, "/KVM"))
-		return -1;
-	return (int)n;
+	*tgid = t ? t->tgid : -1;
+	snprintf(comm, comm_len, "%s", t ? t->comm : "");
+	vm_comm[0] = '\0';
+	/* the name's index (lib/vmm.h), else the id KVM itself prints in kvm_halt_poll_ns */
+	*vcpu_index = hs_vmm_vcpu_index(comm);
+	if (*vcpu_index < 0 && vcpu_id >= 0 && vcpu_id <= INT_MAX)
+		*vcpu_index = (int)vcpu_id;
+	if (*tgid < 0) {
+		snprintf(vm, vm_len, "unknown");
+		return;
+	}
+	p = hs_account_process_info(acct, *tgid);
+	if (p)
+		snprintf(vm_comm, vm_comm_len, "%s", p->comm);
+	if (p && p->vm_name[0])
+		snprintf(vm, vm_len, "%s", p->vm_name);
+	else if (p && p->comm[0])
+		snprintf(vm, vm_len, "%s", p->comm);
+	else
+		snprintf(vm, vm_len, "pid %d", *tgid);
 }
 
 static void hs_sel_identify(struct hs_sel *s, const struct hs_account *acct,
 			    const struct hs_vcpu_acct *v)
 {
-	const struct hs_thread_info *t = hs_account_thread_info(acct, v->tid);
-	const struct hs_process_info *p;
-
 	memset(s, 0, sizeof(*s));
 	s->v = v;
-	s->tgid = t ? t->tgid : -1;
-	if (t)
-		snprintf(s->comm, sizeof(s->comm), "%s", t->comm);
-	s->vcpu_index = hs_vcpu_index(s->comm);
-	if (s->tgid < 0) {
-		snprintf(s->vm, sizeof(s->vm), "unknown");
-		return;
+	hs_identify(acct, v->tid, v->vcpu_id, &s->tgid, s->comm, sizeof(s->comm), s->vm,
+		    sizeof(s->vm), s->vm_comm, sizeof(s->vm_comm), &s->vcpu_index);
+}
+
+/* Every named thread: who is who in the recording, vCPU or not. */
+static int hs_report_threads(struct hs_report *rep, const struct hs_account *acct)
+{
+	unsigned int n = hs_account_nthreads(acct);
+	char vm_comm[64];
+
+	rep->threads = calloc(n + 1, sizeof(*rep->threads));
+	if (!rep->threads)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < n; i++) {
+		const struct hs_thread_info *t = hs_account_thread_at(acct, i);
+		const struct hs_vcpu_acct *v = hs_account_vcpu_of(acct, t->tid);
+		struct hs_report_thread *r = &rep->threads[rep->nthreads++];
+
+		r->tid = t->tid;
+		r->vcpu = v != NULL;
+		hs_identify(acct, t->tid, v ? v->vcpu_id : -1, &r->tgid, r->comm, sizeof(r->comm),
+			    r->vm, sizeof(r->vm), vm_comm, sizeof(vm_comm), &r->vcpu_index);
 	}
-	p = hs_account_process_info(acct, s->tgid);
-	if (p)
-		snprintf(s->vm_comm, sizeof(s->vm_comm), "%s", p->comm);
-	if (p && p->vm_name[0])
-		snprintf(s->vm, sizeof(s->vm), "%s", p->vm_name);
-	else if (p && p->comm[0])
-		snprintf(s->vm, sizeof(s->vm), "%s", p->comm);
-	else
-		snprintf(s->vm, sizeof(s->vm), "pid %d", s->tgid);
+	return 0;
 }
 
 static bool hs_filter_pids(const struct hs_report_filter *f, int tid, int tgid)
@@ -407,6 +427,84 @@ out:
 	return ret;
 }
 
+/* A VM's linear table: the sum of its vCPUs' when they all have one of the same shape. */
+static int hs_vm_linear(const struct hs_report *rep, struct hs_report_vm *vm)
+{
+	const struct hs_linear_hist *ref = NULL;
+	struct hs_linear_hist *sum = &vm->linear;
+
+	for (unsigned int i = 0; i < rep->nvcpus; i++) {
+		const struct hs_linear_hist *l = &rep->vcpus[i].linear;
+
+		if (!hs_report_vcpu_in_vm(&rep->vcpus[i], vm))
+			continue;
+		if (!l->entries || !l->poll || !l->wait ||
+		    (ref && (ref->entries != l->entries || ref->bucket_ns != l->bucket_ns)))
+			return 0;
+		ref = l;
+	}
+	if (!ref)
+		return 0;
+	sum->poll = calloc(ref->entries + 1, sizeof(uint64_t));
+	sum->wait = calloc(ref->entries + 1, sizeof(uint64_t));
+	if (!sum->poll || !sum->wait)
+		return -ENOMEM;
+	sum->bucket_ns = ref->bucket_ns;
+	sum->entries = ref->entries;
+	for (unsigned int i = 0; i < rep->nvcpus; i++) {
+		if (!hs_report_vcpu_in_vm(&rep->vcpus[i], vm))
+			continue;
+		for (unsigned int k = 0; k <= sum->entries; k++) {
+			sum->poll[k] += rep->vcpus[i].linear.poll[k];
+			sum->wait[k] += rep->vcpus[i].linear.wait[k];
+		}
+	}
+	return 0;
+}
+
+/* Busier first: more polling CPU, then more halts; 0 when alike. */
+static int hs_busier(const struct hs_halt_stats *a, const struct hs_halt_stats *b)
+{
+	if (a->poll_ns != b->poll_ns)
+		return a->poll_ns > b->poll_ns ? -1 : 1;
+	if (a->halts != b->halts)
+		return a->halts > b->halts ? -1 : 1;
+	return 0;
+}
+
+static int hs_vm_busier(const void *pa, const void *pb, void *arg)
+{
+	const struct hs_report *rep = arg;
+	unsigned int a = *(const unsigned int *)pa, b = *(const unsigned int *)pb;
+	int c = hs_busier(&rep->vms[a].stats, &rep->vms[b].stats);
+
+	return c ? c : (a > b) - (a < b);
+}
+
+static int hs_vcpu_busier(const void *pa, const void *pb, void *arg)
+{
+	const struct hs_report *rep = arg;
+	unsigned int a = *(const unsigned int *)pa, b = *(const unsigned int *)pb;
+	int c = hs_busier(&rep->vcpus[a].stats, &rep->vcpus[b].stats);
+
+	return c ? c : (a > b) - (a < b);
+}
+
+static int hs_report_order(struct hs_report *rep)
+{
+	rep->vm_order = calloc(rep->nvms + 1, sizeof(*rep->vm_order));
+	rep->vcpu_order = calloc(rep->nvcpus + 1, sizeof(*rep->vcpu_order));
+	if (!rep->vm_order || !rep->vcpu_order)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < rep->nvms; i++)
+		rep->vm_order[i] = i;
+	for (unsigned int i = 0; i < rep->nvcpus; i++)
+		rep->vcpu_order[i] = i;
+	qsort_r(rep->vm_order, rep->nvms, sizeof(*rep->vm_order), hs_vm_busier, rep);
+	qsort_r(rep->vcpu_order, rep->nvcpus, sizeof(*rep->vcpu_order), hs_vcpu_busier, rep);
+	return 0;
+}
+
 static int hs_report_vcpus(struct hs_report *rep, const struct hs_account *acct,
 			   const struct hs_report_filter *filter, bool *filtered_out)
 {
@@ -427,9 +525,30 @@ static int hs_report_vcpus(struct hs_report *rep, const struct hs_account *acct,
 			goto out;
 	}
 	ret = hs_report_vms(rep, sel);
+	for (i = 0; !ret && i < rep->nvms; i++)
+		ret = hs_vm_linear(rep, &rep->vms[i]);
+	if (!ret)
+		ret = hs_report_order(rep);
 out:
 	free(sel);
 	return ret;
+}
+
+/*
+ * The recorded names of the idle states; a recording without them (older
+ * files, pasted text) still knows the haltpoll driver's two.
+ */
+static void hs_report_idle_names(struct hs_report *rep)
+{
+	bool haltpoll = !strcmp(rep->meta.cpuidle_driver, "haltpoll");
+
+	for (unsigned int s = 0; s < HS_IDLE_STATES; s++) {
+		const char *name = rep->meta.idle_state_name[s];
+
+		if (!name[0] && haltpoll && s <= 1)
+			name = s == 0 ? "POLL" : "haltpoll idle";
+		snprintf(rep->idle_state_name[s], sizeof(rep->idle_state_name[s]), "%s", name);
+	}
 }
 
 static void hs_report_header(struct hs_report *rep, const struct hs_account *acct)
@@ -447,6 +566,7 @@ static void hs_report_header(struct hs_report *rep, const struct hs_account *acc
 	rep->events_guest_poll = hs_account_events(acct, HS_EV_GUEST_HALT_POLL_NS);
 	rep->events_total = rep->events_wakeup + rep->events_poll_ns + rep->events_idle +
 			    rep->events_guest_poll;
+	hs_report_idle_names(rep);
 	lost = rep->meta.lost_events;
 	if (!rep->meta.lost_known)
 		rep->lost_pct = -1;
@@ -533,16 +653,43 @@ static void hs_report_warn_filter(struct hs_report *rep, const struct hs_report_
 	hs_report_warn(rep, "no vCPU thread matches the filter:%s", what);
 }
 
+static enum hs_kvm_seen hs_report_kvm_seen(const struct hs_report *rep)
+{
+	if (rep->events_wakeup)
+		return HS_KVM_HALTING;
+	if (rep->meta.kvm_formats > 0 || rep->events_poll_ns)
+		return HS_KVM_IDLE;
+	return rep->meta.kvm_formats == 0 ? HS_KVM_ABSENT : HS_KVM_UNKNOWN;
+}
+
+/* Words for a report without halts that fit what the input shows; true when added. */
+static bool hs_report_warn_kvm(struct hs_report *rep)
+{
+	unsigned int n = rep->nwarnings;
+
+	if (rep->kvm == HS_KVM_IDLE)
+		hs_report_warn(rep, "kvm was loaded (the input has its event formats or events) "
+			       "but no vCPU halted: no VM ran, or none went idle");
+	else if (rep->kvm == HS_KVM_ABSENT)
+		hs_report_warn(rep, "no kvm event formats in the input: kvm was not loaded where "
+			       "it was recorded, or that is not a KVM host");
+	else
+		hs_report_warn(rep, "no kvm_vcpu_wakeup events, and the input does not tell "
+			       "whether kvm was loaded (pasted text keeps no event formats)");
+	return rep->nwarnings > n;
+}
+
 static void hs_report_warnings(struct hs_report *rep, const struct hs_account *acct,
 			       const struct hs_report_filter *f, bool filtered_out)
 {
 	const struct hs_account_opts *o = hs_account_options(acct);
 
 	hs_report_warn_losses(rep);
+	rep->kvm = hs_report_kvm_seen(rep);
 	if (!rep->events_total && (o->start_ns || o->end_ns))
 		hs_report_warn(rep, "no events in the selected time range");
-	else if (!rep->events_wakeup)
-		hs_report_warn(rep, "no kvm_vcpu_wakeup events: is this a KVM host?");
+	else if (rep->kvm != HS_KVM_HALTING && hs_report_warn_kvm(rep))
+		rep->kvm_note = rep->warnings[rep->nwarnings - 1];
 	if (filtered_out)
 		hs_report_warn_filter(rep, f);
 }
@@ -556,7 +703,8 @@ int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
 
 	memset(rep, 0, sizeof(*rep));
 	hs_report_header(rep, acct);
-	if (hs_report_vcpus(rep, acct, filter, &filtered_out) || hs_report_guest(rep, acct)) {
+	if (hs_report_vcpus(rep, acct, filter, &filtered_out) || hs_report_guest(rep, acct) ||
+	    (filter && filter->threads && hs_report_threads(rep, acct))) {
 		hs_report_free(rep);
 		return -ENOMEM;
 	}
@@ -576,11 +724,17 @@ void hs_report_free(struct hs_report *rep)
 		free(rep->vcpus[i].linear.wait);
 	}
 	free(rep->vcpus);
-	for (i = 0; i < rep->nvms; i++)
+	for (i = 0; i < rep->nvms; i++) {
 		hs_advice_free(&rep->vms[i].advice);
+		free(rep->vms[i].linear.poll);
+		free(rep->vms[i].linear.wait);
+	}
 	free(rep->vms);
+	free(rep->vm_order);
+	free(rep->vcpu_order);
 	hs_advice_free(&rep->advice);
 	free(rep->guest);
+	free(rep->threads);
 	for (i = 0; i < rep->nwarnings; i++)
 		free(rep->warnings[i]);
 	free(rep->warnings);

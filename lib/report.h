@@ -57,7 +57,7 @@ struct hs_advice {
 struct hs_report_vcpu {
 	int tid, tgid;
 	char comm[64];
-	int vcpu_index;			/* from "CPU N/KVM", -1 unknown */
+	int vcpu_index;			/* from the thread name (lib/vmm.h), else vcpu_id; -1 unknown */
 	int64_t vcpu_id;		/* from kvm_halt_poll_ns, -1 unknown */
 	char vm[128];			/* VM name or process comm */
 	struct hs_halt_stats stats;
@@ -80,6 +80,15 @@ struct hs_report_vm {
 	struct hs_whatif_row what_if[HS_WHATIF_MAX_CANDIDATES];
 	unsigned int n_what_if;
 	struct hs_advice advice;	/* per-VM suggestion when it differs a lot */
+	struct hs_linear_hist linear;	/* its vCPUs' tables summed; entries 0 when none */
+};
+
+/* What the input shows of kvm: the words for "no halts" depend on it. */
+enum hs_kvm_seen {
+	HS_KVM_UNKNOWN,		/* no halts, and the input cannot tell (pasted text) */
+	HS_KVM_ABSENT,		/* no kvm event formats: kvm not loaded, or not a KVM host */
+	HS_KVM_IDLE,		/* kvm loaded (its formats or events are there), no vCPU halted */
+	HS_KVM_HALTING,		/* kvm_vcpu_wakeup events were seen */
 };
 
 struct hs_report_guest_cpu {
@@ -90,6 +99,15 @@ struct hs_report_guest_cpu {
 	uint64_t grows, shrinks;
 	double window_mean_ns;		/* -1 unknown */
 	int64_t window_last_ns;
+};
+
+/* Who a thread of the recording was (report --threads). */
+struct hs_report_thread {
+	int tid, tgid;			/* tgid -1 unknown */
+	char comm[64];
+	char vm[128];			/* VM name, process name, "pid N" or "unknown" */
+	int vcpu_index;			/* as for a vCPU row, -1 unknown */
+	bool vcpu;			/* it has kvm events: it is a vCPU thread */
 };
 
 struct hs_report {
@@ -112,9 +130,24 @@ struct hs_report {
 
 	struct hs_report_guest_cpu *guest;
 	unsigned int nguest;
+	char idle_state_name[HS_IDLE_STATES][32];	/* "" unknown */
+
+	/*
+	 * Display order, busiest first: most polling CPU, then most halts, then
+	 * the order above. Indices into vms and vcpus; NULL in a report built by
+	 * hand, which is then shown in its own order.
+	 */
+	unsigned int *vm_order;
+	unsigned int *vcpu_order;
+
+	enum hs_kvm_seen kvm;
+	const char *kvm_note;		/* the warning that says so when no vCPU halted, else NULL */
 
 	char **warnings;		/* one-line warnings for every writer */
 	unsigned int nwarnings;
+
+	struct hs_report_thread *threads;	/* only when the filter asks for them */
+	unsigned int nthreads;
 };
 
 struct hs_report_filter {
@@ -122,6 +155,7 @@ struct hs_report_filter {
 	unsigned int npids;
 	const char *vm;			/* name or pid */
 	int vcpu;			/* vCPU index, -1 all */
+	bool threads;			/* also list every named thread (hs_report.threads) */
 };
 
 struct hs_advice_opts {
@@ -129,6 +163,13 @@ struct hs_advice_opts {
 	double max_poll_cpu_pct;	/* per vCPU; <= 0: objective's default */
 	bool enabled;
 };
+
+/* A vCPU thread of that VM: the same process, or both of none known. */
+static inline bool hs_report_vcpu_in_vm(const struct hs_report_vcpu *v,
+					const struct hs_report_vm *vm)
+{
+	return v->tgid == vm->tgid || (vm->tgid < 0 && v->tgid < 0);
+}
 
 int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
 		    const struct hs_report_filter *filter,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <dirent.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,47 +9,7 @@
 #include <unistd.h>
 
 #include "sysinfo.h"
-
-void hs_sbuf_printf(struct hs_sbuf *sb, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (sb->oom)
-		return;
-	for (;;) {
-		size_t room = sb->cap - sb->len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(sb->s ? sb->s + sb->len : NULL, room, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			sb->oom = 1;
-			return;
-		}
-		if ((size_t)n < room) {
-			sb->len += (size_t)n;
-			return;
-		}
-		size_t cap = sb->cap ? sb->cap * 2 : 4096;
-		while (cap - sb->len <= (size_t)n)
-			cap *= 2;
-		char *s = realloc(sb->s, cap);
-
-		if (!s) {
-			sb->oom = 1;
-			return;
-		}
-		sb->s = s;
-		sb->cap = cap;
-	}
-}
-
-void hs_sbuf_free(struct hs_sbuf *sb)
-{
-	free(sb->s);
-	memset(sb, 0, sizeof(*sb));
-}
+#include "vmm.h"
 
 /* Reads a small text file into buf without the trailing newline; -1 when unreadable. */
 static int read_line(const char *path, char *buf, size_t n)
@@ -67,48 +28,71 @@ static int read_line(const char *path, char *buf, size_t n)
 	return 0;
 }
 
-static void append_param(struct hs_sbuf *sb, const char *key, const char *dir, const char *file)
+/* A module parameter as a number: sysfs prints booleans as Y/N. -1 when absent. */
+static int64_t param_value(const char *dir, const char *file)
 {
-	char path[256], val[128];
+	char path[256], val[128], *end;
+	long long v;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	if (read_line(path, val, sizeof(val)) || !val[0])
-		return;
-	/* Boolean parameters print Y/N in sysfs; the metadata wants 1/0. */
+		return -1;
 	if (!strcmp(val, "Y") || !strcmp(val, "N"))
-		snprintf(val, sizeof(val), "%d", val[0] == 'Y');
-	hs_sysinfo_clean_name(val);
-	hs_sbuf_printf(sb, "%s=%s\n", key, val);
+		return val[0] == 'Y';
+	v = strtoll(val, &end, 10);
+	return *end || v < 0 ? -1 : v;
 }
 
-void hs_sysinfo_params_append(struct hs_sbuf *sb)
+static void sysinfo_params(struct hs_meta *m)
 {
 	static const char kvm[] = "/sys/module/kvm/parameters";
 	static const char hp[] = "/sys/module/haltpoll/parameters";
-	static const char idle[] = "/sys/devices/system/cpu/cpuidle";
-	static const char *const kvm_params[] = {
-		"halt_poll_ns", "halt_poll_ns_grow", "halt_poll_ns_grow_start", "halt_poll_ns_shrink",
-	};
-	static const char *const guest_params[] = {
-		"halt_poll_ns", "halt_poll_grow", "halt_poll_grow_start", "halt_poll_shrink",
-		"halt_poll_allow_shrink",
-	};
-	char key[64], file[64];
 
-	for (size_t i = 0; i < sizeof(kvm_params) / sizeof(kvm_params[0]); i++) {
-		snprintf(key, sizeof(key), "param.%s", kvm_params[i]);
-		append_param(sb, key, kvm, kvm_params[i]);
+	m->halt_poll_ns = param_value(kvm, "halt_poll_ns");
+	m->halt_poll_ns_grow = param_value(kvm, "halt_poll_ns_grow");
+	m->halt_poll_ns_grow_start = param_value(kvm, "halt_poll_ns_grow_start");
+	m->halt_poll_ns_shrink = param_value(kvm, "halt_poll_ns_shrink");
+	m->guest_halt_poll_ns = param_value(hp, "guest_halt_poll_ns");
+	m->guest_halt_poll_grow = param_value(hp, "guest_halt_poll_grow");
+	m->guest_halt_poll_grow_start = param_value(hp, "guest_halt_poll_grow_start");
+	m->guest_halt_poll_shrink = param_value(hp, "guest_halt_poll_shrink");
+	m->guest_halt_poll_allow_shrink = (int)param_value(hp, "guest_halt_poll_allow_shrink");
+}
+
+/* cpuidle: the driver, the governor and the names of CPU 0's states (POLL, C1...). */
+static void sysinfo_cpuidle(struct hs_meta *m)
+{
+	static const char idle[] = "/sys/devices/system/cpu/cpuidle";
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/current_driver", idle);
+	read_line(path, m->cpuidle_driver, sizeof(m->cpuidle_driver));
+	snprintf(path, sizeof(path), "%s/current_governor", idle);
+	if (read_line(path, m->cpuidle_governor, sizeof(m->cpuidle_governor))) {
+		snprintf(path, sizeof(path), "%s/current_governor_ro", idle);
+		read_line(path, m->cpuidle_governor, sizeof(m->cpuidle_governor));
 	}
-	for (size_t i = 0; i < sizeof(guest_params) / sizeof(guest_params[0]); i++) {
-		snprintf(key, sizeof(key), "guest.%s", guest_params[i]);
-		snprintf(file, sizeof(file), "guest_%s", guest_params[i]);
-		append_param(sb, key, hp, file);
+	hs_sysinfo_clean_name(m->cpuidle_driver);
+	hs_sysinfo_clean_name(m->cpuidle_governor);
+	for (unsigned int s = 0; s < HS_IDLE_STATES; s++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cpuidle/state%u/name", s);
+		if (read_line(path, m->idle_state_name[s], sizeof(m->idle_state_name[s])))
+			break;
+		hs_sysinfo_clean_name(m->idle_state_name[s]);
 	}
-	append_param(sb, "cpuidle.driver", idle, "current_driver");
-	if (access("/sys/devices/system/cpu/cpuidle/current_governor", R_OK) == 0)
-		append_param(sb, "cpuidle.governor", idle, "current_governor");
-	else
-		append_param(sb, "cpuidle.governor", idle, "current_governor_ro");
+}
+
+void hs_sysinfo_facts(struct hs_meta *m)
+{
+	char full[512];
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	hs_meta_init(m);
+	if (hs_sysinfo_uname(full, sizeof(full), m->kernel_release, sizeof(m->kernel_release)))
+		m->kernel_release[0] = '\0';
+	sysinfo_params(m);
+	sysinfo_cpuidle(m);
+	m->ncpus = n > 0 && n <= INT32_MAX ? (int)n : -1;
 }
 
 int hs_sysinfo_uname(char *full, size_t fn, char *release, size_t rn)
@@ -168,21 +152,9 @@ int hs_sysinfo_thread(int tid, char *comm, size_t n, int *tgid)
 	return 0;
 }
 
-static void vm_name_from_arg(const char *arg, char *name, size_t n)
-{
-	const char *v = arg;
-	const char *g = strstr(arg, "guest=");
-
-	/* "-name guest=NAME,debug-threads=on" (libvirt) or "-name NAME[,process=...]" */
-	if (g && (g == arg || g[-1] == ','))
-		v = g + 6;
-	snprintf(name, n, "%.*s", (int)strcspn(v, ","), v);
-	hs_sysinfo_clean_name(name);
-}
-
 int hs_sysinfo_vm_name(int tgid, char *name, size_t n)
 {
-	char path[64], buf[65536];
+	char path[64], buf[16384];
 	ssize_t r;
 	int fd;
 
@@ -191,19 +163,11 @@ int hs_sysinfo_vm_name(int tgid, char *name, size_t n)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	r = read(fd, buf, sizeof(buf) - 1);
+	r = read(fd, buf, sizeof(buf));
 	close(fd);
 	if (r < 0)
 		return -1;
-	buf[r] = '\0';
-	for (char *p = buf; p < buf + r; p += strlen(p) + 1) {
-		char *next = p + strlen(p) + 1;
-
-		if ((!strcmp(p, "-name") || !strcmp(p, "--name")) && next < buf + r) {
-			vm_name_from_arg(next, name, n);
-			break;
-		}
-	}
+	hs_vmm_vm_name(buf, (size_t)r, name, n);
 	return 0;
 }
 

@@ -2,32 +2,22 @@
 #ifndef HS_SYSINFO_H
 #define HS_SYSINFO_H
 
-#include <stdarg.h>
 #include <stddef.h>
+
+#include "meta.h"
 
 /*
  * Facts about the running system that a recording keeps: kernel and
  * halt-polling parameters, cpuidle, and thread/process names read from
- * /proc while the threads still exist.
+ * /proc while the threads still exist (tasks.h keeps them for a recording).
  */
-
-/* A growable text buffer; oom sticks so callers check once at the end. */
-struct hs_sbuf {
-	char *s;
-	size_t len;
-	size_t cap;
-	int oom;
-};
-
-void hs_sbuf_printf(struct hs_sbuf *sb, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void hs_sbuf_free(struct hs_sbuf *sb);
 
 /*
- * Appends notes/META.md lines: param.* (kvm), guest.* (haltpoll),
- * cpuidle.driver and cpuidle.governor, for whatever exists here.
+ * The record-time facts about this system into m (which this initialises):
+ * kernel release, kvm and haltpoll module parameters, cpuidle driver,
+ * governor and state names, CPU count. What is not here stays unknown.
  */
-void hs_sysinfo_params_append(struct hs_sbuf *sb);
+void hs_sysinfo_facts(struct hs_meta *m);
 
 /* "sysname nodename release version machine" (what trace-cmd stores) and the release alone. */
 int hs_sysinfo_uname(char *full, size_t fn, char *release, size_t rn);
@@ -36,8 +26,8 @@ int hs_sysinfo_uname(char *full, size_t fn, char *release, size_t rn);
 int hs_sysinfo_thread(int tid, char *comm, size_t n, int *tgid);
 
 /*
- * VM name of a VMM process from QEMU's "-name guest=NAME,..." or "-name NAME";
- * empty when there is none. Returns -1 when the process is gone.
+ * VM name of a live VMM process from its command line (vmm.h); empty when
+ * there is none. Returns -1 when the process is gone.
  */
 int hs_sysinfo_vm_name(int tgid, char *name, size_t n);
 

@@ -31,7 +31,8 @@ check_eq bash-input-files "$TMP/d/run1.dat $TMP/d/run2.dat " "$(comp haltstat re
 check_eq bash-top-sort "halts hits " "$(comp haltstat top --sort h)"
 check_eq bash-top-sort-eq "p99 " "$(comp haltstat top --sort=p)"
 check_eq bash-top-opts "--count " "$(comp haltstat top --cou)"
-check_eq bash-top-openmetrics "$TMP/d/run1.dat $TMP/d/run2.dat " "$(comp haltstat top --openmetrics "$TMP/d/run")"
+check_eq bash-top-textfile "$TMP/d/run1.dat $TMP/d/run2.dat " "$(comp haltstat top --textfile "$TMP/d/run")"
+check_eq bash-top-textfile-old-name "$TMP/d/run1.dat $TMP/d/run2.dat " "$(comp haltstat top --openmetrics "$TMP/d/run")"
 check_eq bash-diff-opts "--json " "$(comp haltstat diff --j)"
 check_eq bash-diff-files "$TMP/d/run1.dat $TMP/d/run2.dat " "$(comp haltstat diff "$TMP/d/r")"
 # every option the bash file offers must be in the fish and zsh files too

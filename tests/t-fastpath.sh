@@ -15,7 +15,7 @@ JCMP=$HS_TOP/tests/tools/hs-jcmp.py
 if [ ! -x "$SYNTH" ]; then fail fastpath-built "no $SYNTH"; exit 0; fi
 if ! have python3; then skip fastpath "python3 not installed"; exit 0; fi
 
-# same NAME A B [meta|ts]
+# same NAME A B [ts|meta|meta-ts] (tests/tools/hs-jcmp.py)
 same() {
 	local out
 	if out=$(python3 "$JCMP" "$2" "$3" $4 2>&1); then ok "$1"; else fail "$1" "$(head -3 <<<"$out" | tr '\n' ' ')"; fi
@@ -60,7 +60,7 @@ run_case() {
 
 	"$HALTSTAT" report -i "$d.txt" --json >"$d.txt.json" 2>&1
 	cat "$d.txt" | "$HALTSTAT" report -i - --json >"$d.txtpipe.json" 2>&1
-	same "fastpath-$c-text-equals-v6" "$d.own.json" "$d.txt.json" ts
+	same "fastpath-$c-text-equals-v6" "$d.own.json" "$d.txt.json" meta-ts
 	same "fastpath-$c-text-pipe-streamed" "$d.txt.json" "$d.txtpipe.json"
 
 	if have trace-cmd && trace-cmd convert -i "$d.dat" -o "$d.v7" --file-version 7 \
@@ -146,7 +146,7 @@ PY
 	if ! have trace-cmd; then skip fastpath-real-v7-text "trace-cmd not installed"; return; fi
 	trace-cmd convert -i "$d.dat" -o "$d.v7" --file-version 7 --compression zstd >/dev/null 2>&1 &&
 		"$HALTSTAT" report -i "$d.v7" --json >"$d.v7.json" 2>&1
-	same fastpath-real-v7-equals-v6 "$d.one.json" "$d.v7.json" meta
+	same fastpath-real-v7-equals-v6 "$d.one.json" "$d.v7.json"
 	trace-cmd report "$d.dat" >"$d.txt" 2>/dev/null &&
 		"$HALTSTAT" report -i "$d.txt" --json >"$d.txt.json" 2>&1
 	same fastpath-real-text-equals-v6 "$d.one.json" "$d.txt.json" ts

@@ -68,7 +68,7 @@ grep -q "hs-ticker-$ticker " "$TMP/p.txt" && ok record_thread_named ||
 	fail record_thread_named "no hs-ticker-$ticker in the report"
 grep -aq "^thread=$ticker $ticker hs-ticker\$" "$TMP/p.dat" && ok record_meta_thread ||
 	fail record_meta_thread "no thread= line for hs-ticker"
-grep -aq "^process=$ticker "$'\t'"hs-ticker\$" "$TMP/p.dat" && ok record_meta_process ||
+grep -aq "^process=$ticker hs-ticker\$" "$TMP/p.dat" && ok record_meta_process ||
 	fail record_meta_process "no process= line for hs-ticker"
 # idle (pid 0) is not one of the -p threads: the filter must drop its cpu_idle events
 check_eq record_pid_filter 0 "$(grep -c ' cpu_idle: ' "$TMP/p.txt")"
@@ -128,20 +128,51 @@ else
 fi
 rm -rf "$pub"
 
-$HALTSTAT record --guest -d 1 -o "$TMP/nodir/x.dat" 2>"$TMP/e.err"
-check_eq record_err_no_dir 7 $?
-mkdir -p "$TMP/ro" && mount -t tmpfs -o ro,size=64k none "$TMP/ro"
-$HALTSTAT record --guest -d 1 -o "$TMP/ro/x.dat" 2>"$TMP/e.err"
-check_eq record_err_readonly 7 $?
-umount "$TMP/ro"
+# A path that cannot be written fails at once, before any event is
+# enabled: one line naming the path and the reason, exit 7, no instance.
+# (strace shows that no instance directory was even made.)
+mkdir -p "$TMP/ro" "$TMP/full" && : >"$TMP/afile"
+mount -t tmpfs -o ro,size=64k none "$TMP/ro"
+mount -t tmpfs -o size=64k none "$TMP/full" && head -c 60k /dev/zero >"$TMP/full/filler" 2>/dev/null
+for c in "nodir|$TMP/nodir/x.dat|No such file or directory" \
+	 "readonly|$TMP/ro/x.dat|Read-only file system" \
+	 "full|$TMP/full/x.dat|No space left on device" \
+	 "file_in_the_way|$TMP/afile/x.dat|Not a directory" \
+	 "directory|$TMP|Is a directory"; do
+	IFS='|' read -r name path reason <<<"$c"
+	t0=$(date +%s%N)
+	if have strace; then
+		# LeakSanitizer cannot run under ptrace
+		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		strace -f -qq -e trace=mkdir,mkdirat -o "$TMP/e.strace" \
+			$HALTSTAT record --guest -d 10 -o "$path" 2>"$TMP/e.err"
+	else
+		$HALTSTAT record --guest -d 10 -o "$path" 2>"$TMP/e.err"
+	fi
+	rc=$?
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	check_eq "record_err_${name}_exit" 7 $rc
+	[ $ms -lt 1000 ] && ok "record_err_${name}_at_once" || fail "record_err_${name}_at_once" "took $ms ms"
+	check_eq "record_err_${name}_message" "haltstat: cannot create $path: $reason" "$(cat "$TMP/e.err")"
+	if have strace; then
+		check_eq "record_err_${name}_no_instance" "" "$(grep -c 'instances/haltstat_' "$TMP/e.strace" | grep -v '^0$')"
+	else
+		skip "record_err_${name}_no_instance" "strace not installed"
+	fi
+done
+check_eq record_err_readonly_nothing_left "" "$(ls -A "$TMP/ro")"
+check_eq record_err_full_nothing_left "filler" "$(ls -A "$TMP/full")"
+umount "$TMP/ro" "$TMP/full"
 
 $HALTSTAT record -e nosuch:event -d 1 -o "$TMP/e.dat" 2>"$TMP/e.err"
 check_eq record_err_no_event 6 $?
 check_eq record_err_no_event_file "" "$(ls "$TMP" | grep '^e.dat')"
 
-mkdir -p "$TMP/full" && mount -t tmpfs -o size=64k none "$TMP/full"
-$HALTSTAT record --guest -e sched:sched_switch -o "$TMP/full/x.dat" -- \
-	sh -c 'i=0; while [ $i -lt 400 ]; do i=$((i+1)); sleep 0.001; done' 2>"$TMP/full.err"
+# A disk that fills up during the recording: room enough for the check at
+# the start (1 MiB), not for the pages of a busy recording.
+mount -t tmpfs -o size=1536k none "$TMP/full"
+$HALTSTAT record --guest -e sched:sched_switch -m 4096 -o "$TMP/full/x.dat" -- \
+	sh -c 'i=0; while [ $i -lt 4000 ]; do i=$((i+1)); sleep 0.0005; done' 2>"$TMP/full.err"
 rc=$?
 check_eq record_err_disk_full 7 $rc
 check_eq record_err_disk_full_no_files "" "$(ls -A "$TMP/full")"

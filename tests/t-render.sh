@@ -62,6 +62,21 @@ for b in 1 2 3 4; do
 	if $PY "$OMC" openmetrics "$TMP/bad$b.om" >/dev/null 2>&1; then
 		fail "om-checker-catches-$b"; else ok "om-checker-catches-$b"; fi
 done
+# promtool (Debian's prometheus package) lints what Prometheus will scrape:
+# base units, _total on counters, HELP on every family. It prints nothing
+# when all is well.
+if have promtool; then
+	for s in basic nasty empty many; do
+		out=$(promtool check metrics <"$TMP/$s.prom" 2>&1)
+		check_eq "prom-$s-promtool" "" "$out"
+	done
+	# and it is not silent on everything: an abbreviated unit is a finding
+	sed 's/haltstat_window_seconds/haltstat_window_ns/' "$TMP/basic.prom" >"$TMP/bad.prom"
+	if [ -n "$(promtool check metrics <"$TMP/bad.prom" 2>&1)" ]; then
+		ok prom-promtool-catches; else fail prom-promtool-catches "no finding on _ns"; fi
+else
+	skip prom-promtool "promtool not installed (Debian package prometheus)"
+fi
 if [ "$PY" = /usr/bin/python3 ]; then
 	for s in basic nasty empty many; do
 		check "om-$s-prometheus_client" $PY -c '
@@ -111,11 +126,11 @@ for e in exp:
             sys.exit('poll cpu mismatch for tid %s' % tid)
         if one('haltstat_halt_duration_seconds_count', tid) != int(d['halts']):
             sys.exit('count != halts for tid %s' % tid)
-        if int(d['window']) >= 0 and one('haltstat_window_ns', tid) != int(d['window']):
+        if int(d['window']) >= 0 and abs(one('haltstat_window_seconds', tid) - int(d['window']) / 1e9) > 1e-12:
             sys.exit('window mismatch for tid %s' % tid)
     elif e[0] == 'suggested':
-        if not any(lab == {} and v == int(e[1])
-                   for lab, v in samples.get('haltstat_suggested_halt_poll_ns', [])):
+        if not any(lab == {} and abs(v - int(e[1]) / 1e9) < 1e-12
+                   for lab, v in samples.get('haltstat_suggested_halt_poll_seconds', [])):
             sys.exit('host-wide suggestion missing')
     elif e[0] == 'lost':
         if one('haltstat_lost_events_total') != int(e[1]):

@@ -275,11 +275,31 @@ else
 fi
 if grep -q $'\033' "$TMP/r.txt"; then fail report_no_color_pipe; else ok report_no_color_pipe; fi
 
-# --- no KVM events: says so once, still shows the guest ---
+# --- no KVM events: says so once, in words that fit the input, still shows the guest ---
 grep -v 'kvm_' "$TMP/trace.txt" >"$TMP/guest.txt"
 "$HALTSTAT" report -i "$TMP/guest.txt" >"$TMP/guest.out" 2>&1
 check_eq report_nokvm_exit 0 $?
-check_eq report_nokvm_line 1 "$(grep -c 'no kvm_vcpu_wakeup events: is this a KVM host?' "$TMP/guest.out")"
+# pasted text keeps no event formats: it cannot tell whether kvm was loaded
+check_eq report_nokvm_line 1 "$(grep -c 'no kvm_vcpu_wakeup events, and the input does not tell whether kvm was loaded' "$TMP/guest.out")"
+check_eq report_nokvm_json_unknown None "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("kvm", "missing"))' <("$HALTSTAT" report -i "$TMP/guest.txt" --json))"
+# trace.dat files: no kvm formats at all, kvm formats and no halts, halts
+MKDAT=$HS_TOP/tests/tools/hs-mkdat.py
+kvm_words() {	# kvm_words NAME JSON_KVM TEXT MKDAT_OPTIONS...
+	local name=$1 want=$2 words=$3; shift 3
+	python3 "$MKDAT" "$TMP/$name.dat" "$@" >/dev/null || { fail "report_kvm_$name" "hs-mkdat.py failed"; return; }
+	"$HALTSTAT" report -i "$TMP/$name.dat" >"$TMP/$name.out" 2>&1
+	check_eq "report_kvm_${name}_words" 1 "$(grep -c "$words" "$TMP/$name.out")"
+	check_eq "report_kvm_${name}_json" "$want" "$("$HALTSTAT" report -i "$TMP/$name.dat" --json |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["kvm"])')"
+}
+kvm_words absent absent 'no kvm event formats in the input: kvm was not loaded' --systems power
+kvm_words loaded idle 'kvm was loaded (the input has its event formats or events) but no vCPU halted' --no-kvm-events
+kvm_words polls idle 'kvm was loaded (the input has its event formats or events) but no vCPU halted' --no-wakeups
+python3 "$MKDAT" "$TMP/halting.dat" >/dev/null
+"$HALTSTAT" report -i "$TMP/halting.dat" >"$TMP/halting.out" 2>&1
+check_eq report_kvm_halting_no_words 0 "$(grep -c 'no vCPU halted\|no kvm' "$TMP/halting.out")"
+check_eq report_kvm_halting_json halting "$("$HALTSTAT" report -i "$TMP/halting.dat" --json |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["kvm"])')"
 check report_nokvm_guest grep -q 'state 1' "$TMP/guest.out"
 "$HALTSTAT" report -i "$TMP/guest.txt" --json >"$TMP/guest.json" 2>/dev/null
 validate report_nokvm_schema "$TMP/guest.json"
@@ -351,6 +371,17 @@ if [ -x "$SYNTH" ]; then
 				$([ $in = dat ] && echo dat) || fail report_synth_${in}_counts "synth.py failed"
 		done
 		check_eq report_synth_dat_lost_zero 0 "$(jget "$TMP/s.dat.json" lost_events)"
+		# Prometheus' linter on what a recording with every metric gives
+		if have promtool; then
+			"$HALTSTAT" report -i "$TMP/s.dat" --format prometheus >"$TMP/s.prom"
+			grep -q '^haltstat_suggested_halt_poll_seconds ' "$TMP/s.prom" &&
+			grep -q '^haltstat_halt_poll_seconds ' "$TMP/s.prom" &&
+			grep -q '^haltstat_window_seconds{' "$TMP/s.prom" && ok report_synth_prom_gauges ||
+				fail report_synth_prom_gauges "a gauge is missing"
+			check_eq report_synth_promtool "" "$(promtool check metrics <"$TMP/s.prom" 2>&1)"
+		else
+			skip report_synth_promtool "promtool not installed (Debian package prometheus)"
+		fi
 	else
 		fail report_synth_run "$(head -c 200 "$TMP/synth.err")"
 	fi
@@ -364,6 +395,63 @@ if [ -x "$SYNTH" ]; then
 		check report_synth_lost_warning grep -q '^warning: lost [0-9]* events (' "$TMP/l.txt"
 	else
 		fail report_synth_lost_run "hs-synth --lost failed"
+	fi
+	# a host of many small VMs: the text scales with it (a table, one
+	# histogram per VM in one table, per vCPU on request), busiest first
+	wins=$(seq 0 10000 230000 | tr '\n' , | sed 's/,$//')
+	if "$SYNTH" -v 24 -V 24 -H 300 -g exp:150us -s 4 --vm-halt-poll-ns "$wins" \
+		-o "$TMP/v24.dat" -j /dev/null >/dev/null 2>&1; then
+		"$HALTSTAT" report -i "$TMP/v24.dat" >"$TMP/v24.txt" 2>/dev/null
+		"$HALTSTAT" report -i "$TMP/v24.dat" --json >"$TMP/v24.json" 2>/dev/null
+		validate report_many_vms_schema "$TMP/v24.json"
+		n=$(wc -l <"$TMP/v24.txt")
+		[ "$n" -le 150 ] && ok report_many_vms_short || fail report_many_vms_short "$n lines"
+		check_eq report_many_vms_no_vcpu_hists 0 "$(grep -c '^vCPU [0-9]* of ' "$TMP/v24.txt")"
+		python3 - "$TMP/v24.txt" "$TMP/v24.json" <<'PYEOF'
+import json, sys
+text, rep = open(sys.argv[1]).read().split("\n"), json.load(open(sys.argv[2]))
+bad = []
+# the summary table: one row per vCPU, most polling CPU first
+rows = [l.split()[0] for l in text if l.split()[:2] and l.split()[1:3] and l.split()[2].isdigit()
+        and l.startswith("vm")]
+byvm = {v["vm"]: v for v in rep["vcpus"]}
+want = [v["vm"] for v in sorted(rep["vcpus"], key=lambda v: v["rank"])]
+if rows != want:
+    bad.append("table order %s != ranks %s" % (rows[:5], want[:5]))
+cpu = [byvm[n]["poll_ns"] for n in rows]
+if cpu != sorted(cpu, reverse=True) or len(set(cpu)) < 10:
+    bad.append("table not busiest first: %s" % cpu[:6])
+# the per-VM table: a poll row and a wait row per VM, the VM's own buckets
+i = next((k for k, l in enumerate(text) if l.startswith("halt duration per VM")), None)
+if i is None:
+    bad.append("no per-VM table")
+else:
+    head = text[i + 1].split()
+    cols = head[head.index("vCPUs") + 1:-1]
+    vms = {v["name"]: v for v in rep["vms"]}
+    k, seen = i + 2, 0
+    while k + 1 < len(text) and text[k].split()[2:3] == ["poll"]:
+        name, p, w = text[k].split()[0], text[k].split()[3:], text[k + 1].split()[1:]
+        h = vms[name]["histogram"]
+        if int(p[-1]) != vms[name]["poll_hits"] or int(w[-1]) != vms[name]["waits"]:
+            bad.append("%s totals" % name)
+        if sum(map(int, p[:-1])) != sum(b["poll"] for b in h) or \
+           sum(map(int, w[:-1])) != sum(b["wait"] for b in h) or len(p) - 1 != len(cols):
+            bad.append("%s buckets" % name)
+        seen += 1
+        k += 2
+    if seen != len(rep["vms"]):
+        bad.append("%d VM rows, %d VMs" % (seen, len(rep["vms"])))
+print("ok report_many_vms_layout" if not bad else "not ok report_many_vms_layout: " + "; ".join(bad)[:500])
+PYEOF
+		"$HALTSTAT" report -i "$TMP/v24.dat" --per-vcpu >"$TMP/v24v.txt" 2>/dev/null
+		check_eq report_per_vcpu_hists 24 "$(grep -c '^vCPU 0 of vm[0-9]* (tid' "$TMP/v24v.txt")"
+		"$HALTSTAT" report -i "$TMP/v24.dat" --vm vm7 >"$TMP/v24f.txt" 2>/dev/null
+		check_eq report_filter_shows_vcpu 1 "$(grep -c '^vCPU 0 of vm7 (tid' "$TMP/v24f.txt")"
+		"$HALTSTAT" report -i "$TMP/v24.dat" --per-vm --per-vcpu >/dev/null 2>&1
+		check_eq report_per_vm_vcpu_exclusive 2 $?
+	else
+		fail report_many_vms_run "hs-synth failed"
 	fi
 else
 	skip report_synth "tests/tools/hs-synth not built"

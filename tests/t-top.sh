@@ -2,8 +2,9 @@
 # haltstat top: NDJSON when not on a terminal (one valid haltstat.top/1
 # document per interval), the full-screen view in a tmux pseudo-terminal
 # (header shown, 'q' quits, terminal restored), SIGTERM/SIGINT/SIGHUP
-# cleanups, and the --openmetrics file. Every run must leave no
-# haltstat_<pid> instance behind and the top-level set_event untouched.
+# cleanups, and the --textfile file (--openmetrics, its old name). Every run
+# must leave no haltstat_<pid> instance behind and the top-level set_event
+# untouched.
 . "$HS_TOP/tests/lib.sh"
 T=/sys/kernel/tracing
 OMC=$HS_TOP/tests/tools/om_check.py
@@ -103,21 +104,58 @@ done
 "$HALTSTAT" top -s 0.1 2>"$TMP/p.err" </dev/null | head -n 1 >/dev/null
 check_eq top-epipe-exit 0 "${PIPESTATUS[0]}"
 
-# (d) --openmetrics: rewritten atomically each interval, parses, counters since start.
-"$HALTSTAT" top -s 0.3 -n 3 --openmetrics "$TMP/m.prom" >/dev/null 2>"$TMP/m.err" </dev/null &
+# (d) --textfile: rewritten atomically each interval, parses, counters since start.
+"$HALTSTAT" top -s 0.3 -n 3 --textfile "$TMP/m.prom" >/dev/null 2>"$TMP/m.err" </dev/null &
 pid=$!
 wait $pid
-check_eq top-openmetrics-exit 0 $?
-check top-openmetrics-parses python3 "$OMC" prometheus "$TMP/m.prom"
+check_eq top-textfile-exit 0 $?
+check top-textfile-parses python3 "$OMC" prometheus "$TMP/m.prom"
 python3 "$OMC" prometheus "$TMP/m.prom" >"$TMP/m.samples" 2>&1
 dur=$(awk -F'\t' '$1 == "haltstat_trace_duration_seconds" { print $3 }' "$TMP/m.samples")
 # totals since start: three intervals of 0.3 s, not the last one alone
-awk -v d="$dur" 'BEGIN { exit !(d > 0.7 && d < 3) }' && ok top-openmetrics-cumulative ||
-	fail top-openmetrics-cumulative "duration '$dur'"
-check_eq top-openmetrics-no-temp "" "$(ls "$TMP" | grep 'm.prom.tmp' || true)"
-no_instance top-openmetrics-clean $pid
-"$HALTSTAT" top -s 0.2 -n 1 --openmetrics "$TMP/nodir/m.prom" >/dev/null 2>"$TMP/m.err" </dev/null
-check_eq top-openmetrics-unwritable 7 $?
+awk -v d="$dur" 'BEGIN { exit !(d > 0.7 && d < 3) }' && ok top-textfile-cumulative ||
+	fail top-textfile-cumulative "duration '$dur'"
+check_eq top-textfile-no-temp "" "$(ls "$TMP" | grep 'm.prom.tmp' || true)"
+no_instance top-textfile-clean $pid
+# the setting in force and the suggestion (its family; a value once vCPUs halted)
+if [ -r /sys/module/kvm/parameters/halt_poll_ns ]; then
+	want=$(awk '{ printf "%.9f", $1 / 1e9 }' /sys/module/kvm/parameters/halt_poll_ns)
+	got=$(awk -F'\t' '$1 == "haltstat_halt_poll_seconds" { printf "%.9f", $3 }' "$TMP/m.samples")
+	check_eq top-textfile-current-setting "$want" "$got"
+else
+	skip top-textfile-current-setting "no /sys/module/kvm/parameters/halt_poll_ns"
+fi
+check top-textfile-suggestion-family grep -q '^# TYPE haltstat_suggested_halt_poll_seconds gauge' "$TMP/m.prom"
+# what node_exporter will serve must pass Prometheus' own linter
+if have promtool; then
+	check_eq top-textfile-promtool "" "$(promtool check metrics <"$TMP/m.prom" 2>&1)"
+else
+	skip top-textfile-promtool "promtool not installed (Debian package prometheus)"
+fi
+"$HALTSTAT" top -s 0.2 -n 1 --textfile "$TMP/nodir/m.prom" >/dev/null 2>"$TMP/m.err" </dev/null
+check_eq top-textfile-unwritable 7 $?
+# with VMs halting: per-vCPU series and a suggestion, since top started
+WL=$HS_BUILD/tests/tools/hs-workload
+if need_kvm && [ -x "$WL" ]; then
+	"$HALTSTAT" top -s 0.5 -n 4 --textfile "$TMP/k.prom" </dev/null >/dev/null 2>&1 &
+	pid=$!
+	sleep 0.3
+	"$WL" -n 2 -f -H 4000 -g 30us,100us,600us -o "$TMP/k.json" >/dev/null 2>&1
+	wait $pid
+	python3 "$OMC" prometheus "$TMP/k.prom" >"$TMP/k.samples" 2>&1
+	check_eq top-textfile-vcpus 2 "$(awk -F'\t' '$1 == "haltstat_halts_total" && $2 ~ /vm=hs-workload/' "$TMP/k.samples" | wc -l)"
+	check_eq top-textfile-suggestion 1 "$(awk -F'\t' '$1 == "haltstat_suggested_halt_poll_seconds" && $2 == ""' "$TMP/k.samples" | wc -l)"
+	if have promtool; then
+		check_eq top-textfile-kvm-promtool "" "$(promtool check metrics <"$TMP/k.prom" 2>&1)"
+	fi
+	no_instance top-textfile-kvm-clean $pid
+else
+	skip top-textfile-kvm "no /dev/kvm or hs-workload"
+fi
+# the option's old name still works
+"$HALTSTAT" top -s 0.2 -n 1 --openmetrics "$TMP/old.prom" >/dev/null 2>/dev/null </dev/null
+check_eq top-openmetrics-alias-exit 0 $?
+check top-openmetrics-alias-writes python3 "$OMC" prometheus "$TMP/old.prom"
 
 # (b) a terminal: tmux runs top; 'q' quits and the terminal comes back.
 if ! have tmux; then

@@ -5,6 +5,7 @@
  * The first byte picks the parser, the rest is its input.
  */
 #include "fuzz_common.h"
+#include "../../formats/recmeta.h"
 #include "../../formats/tracedat_internal.h"
 
 static void fuzz_trailer(const uint8_t *data, size_t size, struct hs_td_sink *sink)
@@ -14,8 +15,8 @@ static void fuzz_trailer(const uint8_t *data, size_t size, struct hs_td_sink *si
 
 	/* data_end: how much of the input the trailer must not overlap */
 	if (hs_td_trailer_find(data, size, size / 4, &start, &len) > 0)
-		hs_td_trailer_apply((const char *)data + start, len, sink, &lost);
-	hs_td_trailer_apply((const char *)data, size, sink, &lost);
+		hs_recmeta_apply((const char *)data + start, len, sink, &lost);
+	hs_recmeta_apply((const char *)data, size, sink, &lost);
 	hs_td_stats_free(&lost);
 }
 

@@ -1,17 +1,24 @@
 #!/usr/bin/env python3
 import json, sys
-# jcmp.py A B [meta|ts]: compare two haltstat report --json documents, vCPUs
-# matched by tid. meta: drop what depends on metadata that only haltstat's
-# trailer carries (lost in trace-cmd convert and in text); ts: also what
-# depends on timestamps (text rounds them to microseconds).
+# jcmp.py A B [ts|meta|meta-ts]: compare two haltstat report --json
+# documents, vCPUs matched by tid. Everything but the file's name and format
+# must agree: haltstat record puts its metadata in the trace as notes, so a
+# trace-cmd convert copy and trace-cmd's text keep it. ts: drop what depends
+# on timestamps (text rounds them to microseconds), the advice built on it,
+# and what depends on the event formats (text has none: it cannot tell
+# whether kvm was loaded). meta: for files made without notes (hs-synth's),
+# whose metadata only the trailer carries: drop what depends on it.
 a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
 mode = sys.argv[3] if len(sys.argv) > 3 else ''
 DROP = {'source', 'format'}
-if mode in ('meta', 'ts'):
-    DROP |= {'record_seconds', 'kernel', 'params', 'advice', 'selfcheck', 'vms', 'tgid', 'vm'}
-if mode == 'ts':
+if mode.startswith('meta'):
+    # rank: ties in the busiest-first order fall back on VM names, from the trailer
+    DROP |= {'record_seconds', 'kernel', 'params', 'advice', 'selfcheck', 'vms', 'tgid', 'vm',
+             'rank'}
+if mode.endswith('ts'):
     DROP |= {'duration_s', 'first_ts_ns', 'last_ts_ns', 'halts_per_s', 'flaps_per_s',
-             'poll_cpu_pct', 'mean_ns', 'residency_ns'}
+             'poll_cpu_pct', 'mean_ns', 'residency_ns', 'advice', 'kvm'}
+KVM_WORDS = ('kvm was loaded', 'no kvm event formats', 'whether kvm was loaded')
 def norm(x):
     if isinstance(x, dict):
         out = {}
@@ -20,6 +27,8 @@ def norm(x):
                 continue
             if k == 'vcpus':
                 v = sorted(v, key=lambda t: t['tid'])
+            if k == 'warnings' and 'kvm' in DROP:
+                v = [w for w in v if not any(s in w for s in KVM_WORDS)]
             out[k] = norm(v)
         return out
     if isinstance(x, list):

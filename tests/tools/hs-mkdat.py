@@ -7,7 +7,13 @@ the v6 layout description (not by haltstat), and prints what it wrote
 
 hs-mkdat.py OUT [--cpus N] [--events N] [--seed S] [--extend] [--long]
             [--missed] [--badpage] [--backwards] [--trailer] [--big-endian]
-            [--no-valid] [--instance NAME]
+            [--no-valid] [--instance NAME] [--systems kvm,power] [--no-wakeups]
+            [--no-kvm-events]
+
+--systems: only these event systems' formats and events are in the file
+(without kvm: a host where kvm was not loaded); --no-wakeups: no
+kvm_vcpu_wakeup events, --no-kvm-events: no kvm events at all, the formats
+kept (kvm loaded, no vCPU halted).
 """
 import argparse
 import random
@@ -66,6 +72,11 @@ class Gen:
         self.a = a
         self.e = ">" if a.big_endian else "<"
         self.rng = random.Random(a.seed)
+        systems = a.systems.split(",")
+        self.eids = [e for e in [41, 41, 31, 568, 568, 552, 570]
+                     if ("kvm" if e in (41, 31) else "power") in systems and
+                     not (a.no_wakeups and e == 41) and
+                     not (a.no_kvm_events and e in (41, 31))]
 
     def p(self, f, *v):
         return struct.pack(self.e + f, *v)
@@ -113,7 +124,7 @@ class Gen:
             data, t = b"", page_ts
             events = []
             while i < n:
-                eid = r.choice([41, 41, 31, 568, 568, 552, 570])
+                eid = r.choice(self.eids)
                 delta = r.choice([r.randrange(1, 5000), r.randrange(1, 1 << 20)])
                 if self.a.extend and r.random() < 0.01:
                     delta = r.randrange(1 << 27, 1 << 33)
@@ -160,7 +171,7 @@ class Gen:
         h += b"header_page\0" + self.p("Q", len(HEADER_PAGE)) + HEADER_PAGE
         h += b"header_event\0" + self.p("Q", len(HEADER_EVENT)) + HEADER_EVENT
         h += self.p("I", 0)                       # no ftrace formats
-        fm = formats(a.no_valid)
+        fm = {k: v for k, v in formats(a.no_valid).items() if k in a.systems.split(",")}
         h += self.p("I", len(fm))
         for sysname, evs in fm.items():
             h += sysname.encode() + b"\0" + self.p("I", len(evs))
@@ -226,9 +237,11 @@ def main():
     ap.add_argument("--events", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     for flag in ("extend", "long", "missed", "badpage", "backwards", "trailer",
-                 "big_endian", "no_valid"):
+                 "big_endian", "no_valid", "no_wakeups",
+                 "no_kvm_events"):
         ap.add_argument("--" + flag.replace("_", "-"), action="store_true")
     ap.add_argument("--instance")
+    ap.add_argument("--systems", default="kvm,power")
     Gen(ap.parse_args()).write(ap.parse_args().out)
 
 

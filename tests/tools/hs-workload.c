@@ -14,6 +14,7 @@
 
 #include "../../lib/kvmload.h"
 #include "../../lib/parse.h"
+#include "../../lib/vmm.h"
 
 #define MAX_VMS 256
 
@@ -44,7 +45,13 @@ static void wl_usage(FILE *f)
 		"      --comm NAME         process name (default hs-workload)\n"
 		"      --stall SECONDS     give up when no halt happens for this long (default 10)\n"
 		"  -o, --output FILE       JSON result here instead of stdout\n"
-		"  -name NAME              ignored; shows in the command line as QEMU's -name\n"
+		"      --vmm VMM           name the vCPU threads as VMM does: qemu (CPU N/KVM,\n"
+		"                          the default), firecracker (fc_vcpu N), crosvm\n"
+		"                          (crosvm_vcpuN), kvmtool (kvm-vcpu-N), cloud-hypervisor\n"
+		"                          (vcpuN), plain (the process's name, as QEMU without\n"
+		"                          debug-threads)\n"
+		"  -name NAME, --id NAME   ignored; show in the command line as QEMU's -name\n"
+		"                          and Firecracker's --id\n"
 		"Exit status: 0 ok, 1 runtime error, 2 usage, 8 KVM unavailable.\n");
 }
 
@@ -135,6 +142,8 @@ static int wl_parse(int argc, char **argv, struct wl_opts *o)
 		{ "stall", required_argument, NULL, 'S' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "name", required_argument, NULL, 'N' },
+		{ "id", required_argument, NULL, 'N' },
+		{ "vmm", required_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -180,6 +189,11 @@ static int wl_parse(int argc, char **argv, struct wl_opts *o)
 			break;
 		case 'o': o->out = optarg; break;
 		case 'N': break;
+		case 'V':
+			o->p.vcpu_names = strcmp(optarg, "plain") ? hs_vmm_from_name(optarg) : -1;
+			if (o->p.vcpu_names < 0 && strcmp(optarg, "plain"))
+				return wl_usage_err("unknown VMM", optarg);
+			break;
 		case 'h': wl_usage(stdout); exit(0);
 		default: wl_usage(stderr); return HS_ERR_USAGE;
 		}

@@ -207,7 +207,8 @@ static void test_stats(const struct hs_account *a)
 	CHECK(fabs(r.lost_pct - 10.0 / (double)(total + 11) * 100) < 1e-9, "report_lost_pct");
 	CHECK(has_warning(&r, "lost 10 events ("), "report_warn_lost");
 	CHECK(has_warning(&r, "skipped 3"), "report_warn_skipped");
-	CHECK(!has_warning(&r, "KVM host"), "report_no_kvm_warning_when_wakeups");
+	CHECK(r.kvm == HS_KVM_HALTING && !r.kvm_note && !has_warning(&r, "kvm was"),
+	      "report_no_kvm_warning_when_wakeups");
 	for (i = 0; i < r.nvcpus; i++) {
 		const struct hs_report_vcpu *v = &r.vcpus[i];
 		unsigned int k;
@@ -280,6 +281,115 @@ static void test_filters(const struct hs_account *a)
 	CHECK(w, "report_filter_warning");
 }
 
+/* Busier first: polling CPU, then halts; ties keep the builder's order. */
+static unsigned int order_faults(const unsigned int *order, unsigned int n,
+				 const struct hs_halt_stats *(*at)(const struct hs_report *, unsigned int),
+				 const struct hs_report *r)
+{
+	unsigned int bad = 0, seen[64] = { 0 };
+
+	for (unsigned int k = 0; k < n; k++) {
+		bad += order[k] >= n || order[k] >= 64 || seen[order[k]]++;
+		if (k == 0 || bad)
+			continue;
+		const struct hs_halt_stats *a = at(r, order[k - 1]), *b = at(r, order[k]);
+
+		bad += a->poll_ns < b->poll_ns ||
+		       (a->poll_ns == b->poll_ns && (a->halts < b->halts ||
+		       (a->halts == b->halts && order[k - 1] > order[k])));
+	}
+	return bad;
+}
+
+static const struct hs_halt_stats *vm_stats(const struct hs_report *r, unsigned int i)
+{
+	return &r->vms[i].stats;
+}
+
+static const struct hs_halt_stats *vcpu_stats(const struct hs_report *r, unsigned int i)
+{
+	return &r->vcpus[i].stats;
+}
+
+static void test_order_and_vm_linear(const struct hs_account *a)
+{
+	const struct hs_report_vm *web;
+	uint64_t sum = 0, want = 0;
+	struct hs_report r;
+	bool same = true;
+
+	if (hs_report_build(&r, a, NULL, NULL)) {
+		CHECK(0, "report_build_order");
+		return;
+	}
+	CHECK(r.vm_order && r.vcpu_order, "report_orders_built");
+	if (r.vm_order && r.vcpu_order) {
+		CHECK_EQ_U64(order_faults(r.vm_order, r.nvms, vm_stats, &r), 0, "report_vm_order");
+		CHECK_EQ_U64(order_faults(r.vcpu_order, r.nvcpus, vcpu_stats, &r), 0,
+			     "report_vcpu_busiest_first");
+		/* the halts make the polling CPU differ: the order is not the natural one */
+		CHECK(r.vcpu_order[0] != 0 || r.vcpu_order[1] != 1, "report_order_sorts");
+	}
+	web = vm_named(&r, "web");
+	CHECK(web && web->linear.entries == 20 && web->linear.bucket_ns == 10000 &&
+	      web->linear.poll && web->linear.wait, "report_vm_linear_built");
+	for (unsigned int i = 0; web && web->linear.poll && i < r.nvcpus; i++) {
+		const struct hs_report_vcpu *v = &r.vcpus[i];
+
+		if (v->tgid != 1000)
+			continue;
+		for (unsigned int k = 0; k <= 20; k++)
+			want += v->linear.poll[k] + v->linear.wait[k];
+	}
+	for (unsigned int k = 0; web && web->linear.poll && k <= 20; k++) {
+		uint64_t p = 0;
+
+		for (unsigned int i = 0; i < r.nvcpus; i++)
+			if (r.vcpus[i].tgid == 1000)
+				p += r.vcpus[i].linear.poll[k];
+		same &= p == web->linear.poll[k];
+		sum += web->linear.poll[k] + web->linear.wait[k];
+	}
+	CHECK(same && web && sum == want && sum == web->stats.halts, "report_vm_linear_sum");
+	hs_report_free(&r);
+}
+
+/* The words for a report without halts follow what the input shows of kvm. */
+static void test_kvm_seen(void)
+{
+	static const struct {
+		int formats;
+		enum hs_kvm_seen want;
+		const char *words;
+	} cases[] = {
+		{ -1, HS_KVM_UNKNOWN, "does not tell whether kvm was loaded" },
+		{ 0, HS_KVM_ABSENT, "no kvm event formats in the input" },
+		{ 1, HS_KVM_IDLE, "kvm was loaded" },
+	};
+	struct hs_account_opts o = { .no_whatif = true };
+	char name[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hs_account *a = hs_account_alloc(&o);
+		struct hs_report r;
+
+		if (!a)
+			continue;
+		hs_account_meta(a)->kvm_formats = cases[i].formats;
+		hs_account_finish(a);
+		snprintf(name, sizeof(name), "report_kvm_seen_%d", cases[i].formats);
+		if (hs_report_build(&r, a, NULL, NULL) == 0) {
+			CHECK(r.kvm == cases[i].want && r.kvm_note &&
+			      strstr(r.kvm_note, cases[i].words) &&
+			      has_warning(&r, cases[i].words), name);
+			hs_report_free(&r);
+		} else {
+			CHECK(0, name);
+		}
+		hs_account_free(a);
+	}
+}
+
 static void test_guest_only(void)
 {
 	struct hs_account_opts o = { .no_whatif = true };
@@ -334,6 +444,8 @@ int main(void)
 	test_stats(a);
 	test_filters(a);
 	test_advice_runs(a);
+	test_order_and_vm_linear(a);
+	test_kvm_seen();
 	test_guest_only();
 	hs_account_free(a);
 	return CHECK_DONE();

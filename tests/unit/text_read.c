@@ -21,7 +21,7 @@
 #include "../../formats/input.h"
 #include "check.h"
 
-/* ---- fake accounting: text_read.o only needs these four ---- */
+/* ---- fake accounting: text_read.o only needs these five ---- */
 
 struct fake_thread {
 	int tid, tgid;
@@ -42,6 +42,8 @@ struct hs_account {
 	size_t nth, thread_calls;
 	struct fake_lost lost[64];
 	size_t nlost;
+	int vm_tgid;		/* the last process named, and its VM */
+	char vm[128];
 	int fail_after;		/* hs_account_event fails with -ENOMEM after this many; -1 never */
 };
 
@@ -87,6 +89,15 @@ void hs_account_lost(struct hs_account *a, int cpu, uint64_t count, bool known)
 {
 	if (a->nlost < 64)
 		a->lost[a->nlost++] = (struct fake_lost){ cpu, count, known };
+}
+
+void hs_account_process(struct hs_account *a, int tgid, const char *comm, const char *vm)
+{
+	(void)comm;
+	if (!vm)
+		return;
+	a->vm_tgid = tgid;
+	snprintf(a->vm, sizeof(a->vm), "%s", vm);
 }
 
 static void fake_init(struct hs_account *a)

@@ -24,7 +24,7 @@ static struct hs_report_vcpu vcpus[2];
 static struct hs_report_vm vms[1];
 static struct hs_report_guest_cpu guest[1];
 static char warn_lost[] = "lost 10 events (1.00%): results may be inaccurate";
-static char warn_nokvm[] = "no kvm_vcpu_wakeup events: is this a KVM host?";
+static char warn_nokvm[] = "no kvm event formats in the input: kvm was not loaded";
 static char *warnings[2];
 static char advice_text[] = "Set halt_poll_ns to 50000.\nSecond line.";
 static char finding0[] = "periodic_under_window";
@@ -82,6 +82,9 @@ static void report_fill(struct hs_report *r, bool lost_known)
 	snprintf(r->meta.source, sizeof(r->meta.source), "test.dat");
 	snprintf(r->meta.format, sizeof(r->meta.format), "haltstat");
 	snprintf(r->meta.cpuidle_driver, sizeof(r->meta.cpuidle_driver), "haltpoll");
+	/* the model names the states (lib/report.c): the writers print its names */
+	snprintf(r->idle_state_name[0], sizeof(r->idle_state_name[0]), "POLL");
+	snprintf(r->idle_state_name[1], sizeof(r->idle_state_name[1]), "haltpoll idle");
 	r->meta.halt_poll_ns = 200000;
 	r->meta.lost_known = lost_known;
 	r->meta.lost_events = lost_known ? 10 : 0;
@@ -130,6 +133,10 @@ static void report_fill(struct hs_report *r, bool lost_known)
 	snprintf(vms[0].comm, sizeof(vms[0].comm), "qemu-system-x86");
 	vms[0].nvcpus = 2;
 	stats_fill(&vms[0].stats);
+	for (unsigned int b = 0; b < HS_LOG2_BUCKETS; b++) {
+		vms[0].log2.poll[b] = vcpus[0].log2.poll[b] + vcpus[1].log2.poll[b];
+		vms[0].log2.wait[b] = vcpus[0].log2.wait[b] + vcpus[1].log2.wait[b];
+	}
 	r->vms = vms;
 	r->nvms = 1;
 	stats_fill(&r->host);
@@ -195,6 +202,11 @@ static int w_csv(FILE *out, const struct hs_report *rep, const void *arg)
 static int w_text(FILE *out, const struct hs_report *rep, const void *arg)
 {
 	return hs_report_write_text(out, rep, arg);
+}
+
+static int w_markdown(FILE *out, const struct hs_report *rep, const void *arg)
+{
+	return hs_report_write_markdown(out, rep, arg);
 }
 
 static json_t *render_json(const struct hs_report *rep)
@@ -434,7 +446,7 @@ static int count_str(const char *hay, const char *needle)
 
 static void test_text(void)
 {
-	struct hs_text_opts o = { .show_histograms = true };
+	struct hs_text_opts o = { .show_histograms = true, .per_vcpu_histograms = true };
 	struct hs_report r;
 	int ret = -1;
 	char *s;
@@ -462,10 +474,69 @@ static void test_text(void)
 	free(s);
 }
 
+/* The default: a histogram per VM, none per vCPU; the table in the model's order. */
+static void test_text_per_vm(void)
+{
+	struct hs_text_opts o = { .show_histograms = true };
+	unsigned int vm_order[] = { 0 }, vcpu_order[] = { 1, 0 };
+	struct hs_report r;
+	int ret = -1;
+	char *s, *a, *b;
+
+	report_fill(&r, true);
+	s = render(w_text, &r, &o, &ret);
+	CHECK(s && ret == 0, "text_per_vm_ok");
+	if (!s)
+		return;
+	CHECK(strstr(s, "VM vm,\"one\" (pid 6000, 2 vCPUs): halt duration") &&
+	      !strstr(s, "vCPU 0 of"), "text_per_vm_default");
+	/* the VM's own sums, not one vCPU's */
+	CHECK(strstr(s, "512ns -> 1.02us :          3          0") &&
+	      strstr(s, "262us -> 524us :          0          3"), "text_per_vm_rows");
+	/* one VM: no host histogram that would repeat it */
+	CHECK(!strstr(s, "ALL: every vCPU"), "text_per_vm_no_host_copy");
+	free(s);
+	r.vm_order = vm_order;
+	r.vcpu_order = vcpu_order;
+	s = render(w_text, &r, &o, &ret);
+	a = s ? strstr(s, " 6021 ") : NULL;
+	b = s ? strstr(s, " 6020 ") : NULL;
+	CHECK(a && b && a < b, "text_table_follows_order");
+	free(s);
+}
+
+/* Markdown: non-finite numbers never printed, names escaped, the command kept. */
+static void test_markdown(void)
+{
+	struct hs_text_opts o = { .show_histograms = true, .show_advice = true,
+				  .command = "haltstat report --format markdown" };
+	struct hs_report r;
+	int ret = -1;
+	char *s;
+
+	report_fill(&r, true);
+	advice_fill(&r);
+	snprintf(vcpus[1].vm, sizeof(vcpus[1].vm), "a|b*c<d>`e");
+	s = render(w_markdown, &r, &o, &ret);
+	CHECK(s && ret == 0, "md_write_ok");
+	if (!s)
+		return;
+	CHECK(!strstr(s, "nan") && !strstr(s, "inf"), "md_finite");
+	CHECK(strstr(s, "| a\\|b\\*c\\<d\\>\\`e | 1 | 6021 | 1 |") != NULL, "md_name_escaped");
+	CHECK(strstr(s, "| vm,\"one\" | 0 | 6020 | 7 | 3.5 | 57.1 |") != NULL, "md_row");
+	CHECK(strstr(s, "#### Suggestion: `halt_poll_ns=50000`") != NULL, "md_suggestion");
+	CHECK(strstr(s, "```sh\nhaltstat report --format markdown\n```\n") != NULL, "md_command");
+	CHECK(strstr(s, "```text\n") && strstr(s, "ns range (log2)"), "md_histogram_block");
+	CHECK(!strchr(s, '\033'), "md_no_colour");
+	free(s);
+}
+
 static void test_text_linear(void)
 {
-	struct hs_text_opts o = { .show_histograms = true, .linear = true };
+	struct hs_text_opts o = { .show_histograms = true, .linear = true,
+				  .per_vcpu_histograms = true };
 	uint64_t poll[4] = { 4, 0, 0, 0 }, wait[4] = { 0, 0, 1, 2 };
+	uint64_t vm_poll[4] = { 8, 0, 0, 0 }, vm_wait[4] = { 0, 0, 2, 4 };
 	struct hs_report r;
 	int ret = -1;
 	char *s;
@@ -484,9 +555,15 @@ static void test_text_linear(void)
 	CHECK(strstr(s, "0 -> 10.0us :          4          0"), "text_linear_first");
 	CHECK(strstr(s, "over: >= 30.0us :          0          2"), "text_linear_over");
 	free(s);
-	o.per_vm_histograms = true;
+	/* per VM: the model's sum (lib/report.c adds the vCPUs' tables up) */
+	o.per_vcpu_histograms = false;
+	vms[0].linear.bucket_ns = 10000;
+	vms[0].linear.entries = 3;
+	vms[0].linear.poll = vm_poll;
+	vms[0].linear.wait = vm_wait;
 	s = render(w_text, &r, &o, &ret);
-	CHECK(s && strstr(s, "over: >= 30.0us :          0          4"), "text_linear_per_vm_sum");
+	CHECK(s && strstr(s, "over: >= 30.0us :          0          4") &&
+	      strstr(s, "0 -> 10.0us :          8          0"), "text_linear_per_vm");
 	free(s);
 }
 
@@ -503,6 +580,8 @@ static void test_text_no_kvm(void)
 	r.events_wakeup = 0;
 	warnings[0] = warn_nokvm;
 	r.nwarnings = 1;
+	r.kvm = HS_KVM_ABSENT;
+	r.kvm_note = warnings[0];
 	s = render(w_text, &r, &o, &ret);
 	CHECK(s && ret == 0, "text_nokvm_ok");
 	if (!s)
@@ -519,6 +598,8 @@ int main(void)
 	test_json_bad_utf8();
 	test_csv();
 	test_text();
+	test_text_per_vm();
+	test_markdown();
 	test_text_linear();
 	test_text_no_kvm();
 	return CHECK_DONE();

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * lib/ringpage.c against libtraceevent's kbuffer on the same pages: hand-
+ * lib/ringbuf.h against libtraceevent's kbuffer on the same pages: hand-
  * built pages with every record kind, then random ones, then pages whose
- * commit or last record lies about its length.
+ * commit or last record lies about its length. Payloads, lengths and time
+ * stamps must all agree.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 
 #include <kbuffer.h>
 
-#include "../../lib/ringpage.h"
+#include "../../lib/ringbuf.h"
 #include "check.h"
 
 #define PAGE 4096
@@ -61,26 +62,27 @@ static void page_seal(struct page *p, unsigned long commit)
 	memcpy(p->b + 8, &commit, sizeof(commit));
 }
 
-/* 1 when both walkers give the same payloads (address and length) */
+/* 1 when both walkers give the same payloads (address and length) and time stamps */
 static int same_walk(const struct page *p, struct kbuffer *kb, unsigned int *events)
 {
-	struct hs_ringpage it;
+	struct hs_rb_walk it;
 	unsigned long long ts;
-	const unsigned char *ours;
+	const unsigned char *ours = NULL;
 	void *theirs;
 	size_t len;
 
 	*events = 0;
 	if (kbuffer_load_subbuffer(kb, (void *)p->b) < 0)
 		return 0;
-	if (!hs_ringpage_open(&it, p->b, PAGE))
+	if (!hs_rb_page_native(&it, p->b, PAGE))
 		return 0;
 	theirs = kbuffer_read_event(kb, &ts);
 	for (;;) {
-		ours = hs_ringpage_next(&it, &len);
+		if (hs_rb_next(&it, &ours, &len) != HS_RB_RECORD)
+			ours = NULL;
 		if (!ours || !theirs)
 			return !ours && !theirs;
-		if (ours != theirs || len != (size_t)kbuffer_event_size(kb))
+		if (ours != theirs || len != (size_t)kbuffer_event_size(kb) || it.ts != ts)
 			return 0;
 		(*events)++;
 		theirs = kbuffer_next_event(kb, &ts);
@@ -99,8 +101,8 @@ static void test_kinds(struct kbuffer *kb)
 	rec_time(&p, 31, 7, 2);		/* absolute stamp */
 	rec_data(&p, 3, 112, 3);	/* longest short form */
 	page_seal(&p, p.len);
-	CHECK(same_walk(&p, kb, &n), "ringpage_kinds_same_as_kbuffer");
-	CHECK_EQ_U64(n, 3, "ringpage_kinds_events");
+	CHECK(same_walk(&p, kb, &n), "ringbuf_kinds_same_as_kbuffer");
+	CHECK_EQ_U64(n, 3, "ringbuf_kinds_events");
 }
 
 static void test_random(struct kbuffer *kb)
@@ -126,34 +128,34 @@ static void test_random(struct kbuffer *kb)
 			bad++;
 		total += n;
 	}
-	CHECK_EQ_U64(bad, 0, "ringpage_random_pages_same_as_kbuffer");
-	CHECK(total > 10000, "ringpage_random_pages_have_events");
+	CHECK_EQ_U64(bad, 0, "ringbuf_random_pages_same_as_kbuffer");
+	CHECK(total > 10000, "ringbuf_random_pages_have_events");
 }
 
 static void test_lies(void)
 {
 	struct page p = { 0 };
-	struct hs_ringpage it;
+	struct hs_rb_walk it;
+	const unsigned char *pl;
 	size_t len;
 
 	page_seal(&p, PAGE);	/* commit past the page */
-	CHECK(!hs_ringpage_open(&it, p.b, PAGE), "ringpage_commit_past_page_refused");
+	CHECK(!hs_rb_page_native(&it, p.b, PAGE), "ringbuf_commit_past_page_refused");
 
 	memset(&p, 0, sizeof(p));
 	rec_data(&p, 1, 8, 1);
 	rec_data(&p, 1, 64, 2);
 	page_seal(&p, p.len - 8);	/* the second record runs past the commit */
-	CHECK(hs_ringpage_open(&it, p.b, PAGE), "ringpage_short_commit_opens");
-	CHECK(hs_ringpage_next(&it, &len) != NULL && len == 8, "ringpage_first_record_kept");
-	CHECK(hs_ringpage_next(&it, &len) == NULL, "ringpage_overrunning_record_ends_walk");
-	CHECK(hs_ringpage_next(&it, &len) == NULL, "ringpage_stays_at_end");
+	CHECK(hs_rb_page_native(&it, p.b, PAGE), "ringbuf_short_commit_opens");
+	CHECK(hs_rb_next(&it, &pl, &len) == HS_RB_RECORD && len == 8, "ringbuf_first_record_kept");
+	CHECK(hs_rb_next(&it, &pl, &len) == HS_RB_BAD, "ringbuf_overrunning_record_is_bad");
 
 	memset(&p, 0, sizeof(p));
 	put32(&p, 0);		/* type_len 0 with a length below its own word */
 	put32(&p, 2);
 	page_seal(&p, p.len);
-	CHECK(hs_ringpage_open(&it, p.b, PAGE) && !hs_ringpage_next(&it, &len),
-	      "ringpage_bad_length_ends_walk");
+	CHECK(hs_rb_page_native(&it, p.b, PAGE) && hs_rb_next(&it, &pl, &len) == HS_RB_BAD,
+	      "ringbuf_bad_length_is_bad");
 }
 
 int main(void)

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Thread and process names of an accounting, as the readers learn them
+ * (cmdlines, metadata, text lines): the report names vCPUs and VMs from
+ * them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "account_priv.h"
+
+/* Names end up in text output: keep them one printable line. */
+static void hs_copy_name(char *dst, size_t size, const char *src)
+{
+	size_t i;
+
+	if (!src)
+		return;
+	for (i = 0; i + 1 < size && src[i]; i++) {
+		unsigned char c = (unsigned char)src[i];
+
+		dst[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	dst[i] = '\0';
+}
+
+void hs_account_thread(struct hs_account *a, int tid, int tgid, const char *comm)
+{
+	long i = hs_imap_get(&a->thread_map, tid);
+	struct hs_thread_info *t;
+
+	if (i < 0) {
+		if (a->nthreads >= HS_ACCOUNT_MAX_NAMES ||
+		    hs_array_reserve((void **)&a->threads, &a->cap_threads, a->nthreads,
+				     sizeof(*a->threads)) ||
+		    hs_imap_put(&a->thread_map, tid, a->nthreads))
+			return;	/* without the name the report falls back to the tid */
+		i = a->nthreads++;
+		t = &a->threads[i];
+		memset(t, 0, sizeof(*t));
+		t->tid = tid;
+		t->tgid = -1;
+	}
+	t = &a->threads[i];
+	if (tgid >= 0)
+		t->tgid = tgid;
+	hs_copy_name(t->comm, sizeof(t->comm), comm);
+}
+
+void hs_account_process(struct hs_account *a, int tgid, const char *comm, const char *vm_name)
+{
+	long i = hs_imap_get(&a->proc_map, tgid);
+	struct hs_process_info *p;
+
+	if (i < 0) {
+		if (a->nprocs >= HS_ACCOUNT_MAX_NAMES ||
+		    hs_array_reserve((void **)&a->procs, &a->cap_procs, a->nprocs,
+				     sizeof(*a->procs)) ||
+		    hs_imap_put(&a->proc_map, tgid, a->nprocs))
+			return;	/* the report falls back to "pid TGID" */
+		i = a->nprocs++;
+		p = &a->procs[i];
+		memset(p, 0, sizeof(*p));
+		p->tgid = tgid;
+	}
+	p = &a->procs[i];
+	if (comm)
+		hs_copy_name(p->comm, sizeof(p->comm), comm);
+	if (vm_name)
+		hs_copy_name(p->vm_name, sizeof(p->vm_name), vm_name);
+}
+
+const struct hs_thread_info *hs_account_thread_info(const struct hs_account *a, int tid)
+{
+	long i = hs_imap_get(&a->thread_map, tid);
+
+	return i < 0 ? NULL : &a->threads[i];
+}
+
+unsigned int hs_account_nthreads(const struct hs_account *a)
+{
+	return a->nthreads;
+}
+
+const struct hs_thread_info *hs_account_thread_at(const struct hs_account *a, unsigned int i)
+{
+	return i < a->nthreads ? &a->threads[i] : NULL;
+}
+
+const struct hs_process_info *hs_account_process_info(const struct hs_account *a, int tgid)
+{
+	long i = hs_imap_get(&a->proc_map, tgid);
+
+	return i < 0 ? NULL : &a->procs[i];
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "intmap.h"
+
+static void hs_imap_insert(struct hs_imap *m, int key, uint32_t val)
+{
+	unsigned int i = hs_imap_hash(key) & (m->cap - 1);
+
+	while (m->vals[i])
+		i = (i + 1) & (m->cap - 1);
+	m->keys[i] = key;
+	m->vals[i] = val;
+	m->n++;
+}
+
+static int hs_imap_grow(struct hs_imap *m)
+{
+	struct hs_imap bigger = { .cap = m->cap ? m->cap * 2 : 64 };
+	unsigned int i;
+
+	if (bigger.cap > (1u << 30))
+		return -ENOMEM;
+	bigger.keys = calloc(bigger.cap, sizeof(*bigger.keys));
+	bigger.vals = calloc(bigger.cap, sizeof(*bigger.vals));
+	if (!bigger.keys || !bigger.vals) {
+		free(bigger.keys);
+		free(bigger.vals);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->cap; i++)
+		if (m->vals[i])
+			hs_imap_insert(&bigger, m->keys[i], m->vals[i]);
+	free(m->keys);
+	free(m->vals);
+	*m = bigger;
+	return 0;
+}
+
+int hs_imap_put(struct hs_imap *m, int key, unsigned int idx)
+{
+	/* keep the load under one half so probes stay short */
+	if ((m->n + 1) * 2 > m->cap && hs_imap_grow(m))
+		return -ENOMEM;
+	hs_imap_insert(m, key, idx + 1);
+	return 0;
+}
+
+void hs_imap_free(struct hs_imap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+int hs_array_reserve(void **arr, unsigned int *cap, unsigned int n, size_t elem)
+{
+	unsigned int ncap;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	if (*cap > UINT_MAX / 4)
+		return -ENOMEM;
+	ncap = *cap ? *cap * 2 : 16;
+	p = realloc(*arr, (size_t)ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef HS_INTMAP_H
+#define HS_INTMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Small open-addressing maps from an int key (a thread id, a CPU) to an
+ * index into the caller's array, and growable arrays: the lookups behind
+ * every event, so the lookup is inline.
+ */
+/* int key -> array index; vals hold index + 1 so that 0 marks a free slot. */
+struct hs_imap {
+	int *keys;
+	uint32_t *vals;
+	unsigned int cap;	/* power of two, or 0 */
+	unsigned int n;
+};
+
+
+static inline uint32_t hs_imap_hash(int key)
+{
+	return (uint32_t)key * 2654435761u;
+}
+
+static inline long hs_imap_get(const struct hs_imap *m, int key)
+{
+	unsigned int i;
+
+	if (!m->cap)
+		return -1;
+	for (i = hs_imap_hash(key) & (m->cap - 1); m->vals[i]; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == key)
+			return (long)m->vals[i] - 1;
+	return -1;
+}
+
+/* Maps key to idx; -ENOMEM when the map cannot grow. */
+int hs_imap_put(struct hs_imap *m, int key, unsigned int idx);
+void hs_imap_free(struct hs_imap *m);
+
+/* Makes room for one more element in a growable array: 0 or -ENOMEM. */
+int hs_array_reserve(void **arr, unsigned int *cap, unsigned int n, size_t elem);
+
+#endif
