@@ -8,8 +8,11 @@ DESTDIR   ?=
 
 CC        ?= cc
 PKGS      := libtracefs libtraceevent libtracecmd jansson libzstd zlib
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# pkg-config runs when the first compile or link needs the flags (then once),
+# not when this file is read: `make deps all` installs the packages first.
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(call pkg_flags,--cflags))$(PKG_CFLAGS)
+PKG_LIBS   = $(eval PKG_LIBS := $(call pkg_flags,--libs))$(PKG_LIBS)
+pkg_flags  = $(if $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo y),$(shell pkg-config $1 $(PKGS)),$(error pkg-config does not find all of $(PKGS): install them as root with ./setup.sh (or make deps)))
 
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP \
@@ -37,18 +40,21 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 MAN_INS   := $(sort $(wildcard doc/*.1.in))
 MAN_GEN   := $(MAN_INS:doc/%.1.in=$(BUILD)/doc/%.1)
 
-# What a fresh Debian 12 machine needs to build, test and benchmark.
-DEB_BUILD := build-essential pkg-config libtraceevent-dev libtracefs-dev \
-             libtracecmd-dev libjansson-dev libzstd-dev zlib1g-dev
-DEB_TEST  := trace-cmd librsvg2-bin util-linux procps time clang libclang-rt-14-dev python3 \
-             python3-jsonschema python3-prometheus-client zsh fish groff-base man-db \
-             tmux valgrind libxml2-utils linux-perf prometheus cmark-gfm
+# `make deps all`, also with -j: nothing compiles before deps has installed
+DEPS_FIRST := $(filter deps,$(MAKECMDGOALS))
 
-.PHONY: all deps check bench clean install uninstall tools man fuzz fuzz-smoke fuzz-build
+.PHONY: all deps check check-fresh bench clean install uninstall tools man fuzz fuzz-smoke fuzz-build haltstat
 all: haltstat tools man
 
+# ./haltstat is always the release build: a SANITIZE=1 build is only
+# build/san/haltstat. The link is made again on every make, because a link
+# left pointing elsewhere has that file's time and would look up to date.
+ifeq ($(SANITIZE),1)
 haltstat: $(BUILD)/haltstat
-	ln -sf $< $@
+else
+haltstat: $(BUILD)/haltstat
+	@ln -sfn $< $@
+endif
 
 $(BUILD)/haltstat: $(CMD_OBJS) $(BUILD)/libhaltstat.a
 	@$(if $(Q),echo "  LINK    $@")
@@ -60,17 +66,17 @@ $(BUILD)/libhaltstat.a: $(LIB_OBJS)
 # make V=1 shows the full command lines
 Q := $(if $(V),,@)
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libhaltstat.a
+$(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libhaltstat.a | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
 
-$(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libhaltstat.a
+$(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libhaltstat.a | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
@@ -91,12 +97,16 @@ $(BUILD)/doc/%.1: doc/%.1.in $(BUILD)/haltstat
 
 man: $(MAN_GEN)
 
+# the packages of debian-packages.txt, as ./setup.sh installs them (as root)
 deps:
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_BUILD) $(DEB_TEST)
+	./setup.sh --no-build
 
 check: haltstat tools man
 	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/run.sh
+
+# the README's quick start in a fresh Debian 12 chroot (as root; tests/fresh/)
+check-fresh:
+	tests/fresh/run.sh
 
 bench: haltstat tools
 	@BUILD=$(BUILD) tests/bench/run.sh
@@ -114,13 +124,13 @@ FUZZ_RUNS  ?= 2000000
 FUZZ_SMOKE_RUNS ?= 20000
 FUZZ_SMOKE_SECONDS ?= 8
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP \
+FUZZ_CFLAGS = -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP \
                -DHS_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(FUZZ_SAN)
 FUZZ_OBJS  := $(LIB_SRCS:%.c=$(FUZZ_DIR)/%.o)
 FUZZ_SRCS  := $(sort $(wildcard tests/fuzz/*.c))
 FUZZ_BINS  := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_DIR)/%)
 
-$(FUZZ_DIR)/%.o: %.c
+$(FUZZ_DIR)/%.o: %.c | $(DEPS_FIRST)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZCC  $<")
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
@@ -128,7 +138,7 @@ $(FUZZ_DIR)/%.o: %.c
 $(FUZZ_DIR)/libhaltstat.a: $(FUZZ_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libhaltstat.a
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libhaltstat.a | $(DEPS_FIRST)
 	@$(if $(Q),echo "  FUZZLD  $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.a,$^) $(LDLIBS)
 
@@ -162,7 +172,9 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/haltstat.fish
 	rm -rf $(DESTDIR)$(DATADIR)/haltstat
 
+# --one-file-system: never into whatever may be mounted under build/fresh
 clean:
-	rm -rf build haltstat
+	rm -rf --one-file-system build haltstat
 
--include $(shell find build -name '*.d' 2>/dev/null)
+# the dependency files of the trees this make builds (not the chroot's)
+-include $(wildcard $(BUILD)/*/*.d $(BUILD)/tests/*/*.d $(FUZZ_DIR)/*.d $(FUZZ_DIR)/*/*.d)

@@ -90,10 +90,16 @@ grep -q '(-------)' "$TMP/k_tgid.txt" && grep -q '\] d' "$TMP/k_tgid.txt" &&
 check_eq "text-read layouts really differ" 0 $?
 
 # --- trace-cmd report of the same buffer ---
+# trace-cmd extract -B also takes the top-level buffer, with whatever another
+# program left there: of the report, only the header and our buffer's lines
+report_own() {
+	trace-cmd report "$@" "$TMP/x.dat" 2> /dev/null |
+		awk -v b="${I##*/}: " '(NR == 1 && /^cpus=/) || index($0, b) == 1'
+}
 if have trace-cmd && trace-cmd extract -B "${I##*/}" -o "$TMP/x.dat" > /dev/null 2>&1; then
-	trace-cmd report "$TMP/x.dat" > "$TMP/r.txt" 2> /dev/null
-	trace-cmd report -l "$TMP/x.dat" > "$TMP/r_lat.txt" 2> /dev/null
-	trace-cmd report -t "$TMP/x.dat" > "$TMP/r_ns.txt" 2> /dev/null
+	report_own > "$TMP/r.txt"
+	report_own -l > "$TMP/r_lat.txt"
+	report_own -t > "$TMP/r_ns.txt"
 	for v in r r_lat r_ns; do
 		f=$TMP/$v.txt
 		dump "$f"

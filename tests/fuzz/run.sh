@@ -12,6 +12,16 @@ FUZZ_RUNS=${FUZZ_RUNS:-2000000}
 FUZZ_SECONDS=${FUZZ_SECONDS:-0}	# per harness, 0 = no limit
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+# The suppressions by function name (leak:tep_parse_event) match only frames
+# that llvm-symbolizer named; clang's runtime has no symbolizer of its own and
+# Debian puts llvm-14's outside PATH. Without one a library leak fails a run.
+if [ -z "$ASAN_SYMBOLIZER_PATH" ]; then
+	for s in "$(command -v llvm-symbolizer)" /usr/bin/llvm-symbolizer-* /usr/lib/llvm-*/bin/llvm-symbolizer; do
+		[ -x "$s" ] && export ASAN_SYMBOLIZER_PATH=$s && break
+	done
+	[ -n "$ASAN_SYMBOLIZER_PATH" ] ||
+		echo "fuzz: no llvm-symbolizer (Debian package llvm-14): leaks inside the tracing libraries cannot be told from ours"
+fi
 rc=0
 for bin in "$FUZZ_DIR"/fuzz_*; do
 	[ -x "$bin" ] || continue
