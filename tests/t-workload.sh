@@ -37,10 +37,24 @@ else
 	fail workload-fork "$(head -c 300 f.err)"
 fi
 
-# Rate: short gaps must reach 50,000 halts/s in total.
-if "$WL" -n 2 -H 100000 -g 1us -o r.json 2>r.err; then
+# Rate: short gaps must reach 50,000 halts/s in total, on CPUs that are
+# not busy with other work: what others took of the CPUs during the run
+# (from /proc/stat, less the workload's own time) decides pass or skip.
+busy_jiffies() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+b0=$(busy_jiffies)
+if /usr/bin/time -f '%e %U %S' -o r.time "$WL" -n 2 -H 100000 -g 1us -o r.json 2>r.err; then
+	b1=$(busy_jiffies)
 	rate=$(jget r.json 'int(d["halts_per_s"])')
-	if [ "$rate" -ge 50000 ]; then ok workload-rate; else fail workload-rate "$rate halts/s"; fi
+	# others' share of one CPU: busy CPU-seconds minus the workload's, over its wall time
+	others=$(awk -v b="$((b1 - b0))" -v hz="$(getconf CLK_TCK)" '{ o = (b / hz - $2 - $3) / $1;
+		printf "%.2f", o < 0 ? 0 : o }' r.time)
+	if [ "$rate" -ge 50000 ]; then
+		ok workload-rate
+	elif awk -v o="$others" 'BEGIN { exit !(o > 0.25) }'; then
+		skip workload-rate "$rate halts/s while other work took $others of a CPU"
+	else
+		fail workload-rate "$rate halts/s (other work: $others of a CPU)"
+	fi
 else
 	fail workload-rate "$(head -c 300 r.err)"
 fi
