@@ -13,7 +13,9 @@ check_eq() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1" "expected '$2', go
 
 need_root()    { [ "$(id -u)" -eq 0 ]; }
 need_tracefs() { need_root && { [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; } && [ -d /sys/kernel/tracing/instances ]; }
-need_kvm()     { [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; }
+# a /dev/kvm that makes VMs (a PVM guest has the node, but no VM can be made)
+need_kvm()     { [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] &&
+		 "${HS_BUILD:-$HS_TOP/build/rel}/tests/tools/hs-workload" --check 2>/dev/null; }
 have()         { command -v "$1" >/dev/null 2>&1; }
 
 # cmd_long_options CMD: the long options cmd/CMD.c hands getopt, its own rows

@@ -50,6 +50,7 @@ static void wl_usage(FILE *f)
 		"                          (crosvm_vcpuN), kvmtool (kvm-vcpu-N), cloud-hypervisor\n"
 		"                          (vcpuN), plain (the process's name, as QEMU without\n"
 		"                          debug-threads)\n"
+		"      --check             exit 0 when a VM can be made here, 8 (and why) when not\n"
 		"  -name NAME, --id NAME   ignored; show in the command line as QEMU's -name\n"
 		"                          and Firecracker's --id\n"
 		"Exit status: 0 ok, 1 runtime error, 2 usage, 8 KVM unavailable.\n");
@@ -144,6 +145,7 @@ static int wl_parse(int argc, char **argv, struct wl_opts *o)
 		{ "name", required_argument, NULL, 'N' },
 		{ "id", required_argument, NULL, 'N' },
 		{ "vmm", required_argument, NULL, 'V' },
+		{ "check", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -189,6 +191,13 @@ static int wl_parse(int argc, char **argv, struct wl_opts *o)
 			break;
 		case 'o': o->out = optarg; break;
 		case 'N': break;
+		case 'K': {
+			struct hs_error kerr = { 0 };
+
+			if (hs_kvmload_check(&kerr))
+				exit(wl_fail(&kerr));
+			exit(0);
+		}
 		case 'V':
 			o->p.vcpu_names = strcmp(optarg, "plain") ? hs_vmm_from_name(optarg) : -1;
 			if (o->p.vcpu_names < 0 && strcmp(optarg, "plain"))
