@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -249,13 +248,12 @@ static int capture_pids(struct hs_capture *c, const struct hs_capture_opts *o, s
 	return ret;
 }
 
-static int capture_add_event(struct hs_capture *c, const char *sys, const char *ev)
+static void capture_add_event(struct hs_capture *c, const char *sys, const char *ev)
 {
 	snprintf(c->en_sys[c->nen], sizeof(c->en_sys[0]), "%s", sys);
 	snprintf(c->en_ev[c->nen], sizeof(c->en_ev[0]), "%s", ev);
 	snprintf(c->req[c->nreq], sizeof(c->req[0]), "%s:%s", sys, ev);
 	c->en_names[c->nen++] = c->req[c->nreq++];
-	return 0;
 }
 
 /* Which of the requested events exist; none is enabled yet. */
