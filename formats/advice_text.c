@@ -77,7 +77,8 @@ static void adv_guest_table(FILE *out, const struct hs_report *rep, const struct
 }
 
 /* The guest layer: this machine's own idle, apart from the VMs it runs. */
-static void adv_guest(FILE *out, const struct hs_report *rep, const struct hs_text_opts *o)
+int hs_guest_advice_write_text(FILE *out, const struct hs_report *rep,
+			       const struct hs_text_opts *o)
 {
 	const struct hs_advice *a = &rep->guest_advice;
 	bool color = o && o->color;
@@ -95,9 +96,10 @@ static void adv_guest(FILE *out, const struct hs_report *rep, const struct hs_te
 		fprintf(out, "suggestion: none for guest_halt_poll_ns\n");
 	adv_lines(out, a->text, "  ");
 	adv_findings(out, a, "  ");
+	return ferror(out) ? HS_ERR_OUTPUT : HS_OK;
 }
 
-static bool adv_has_guest(const struct hs_report *rep)
+bool hs_advice_has_guest(const struct hs_report *rep)
 {
 	return rep->n_guest_what_if || rep->guest_advice.text || rep->guest_advice.nfindings;
 }
@@ -107,7 +109,7 @@ int hs_advice_write_text(FILE *out, const struct hs_report *rep, const struct hs
 	const struct hs_advice *a = &rep->advice;
 	bool color = opts && opts->color;
 
-	if (adv_has_guest(rep))
+	if (hs_advice_has_guest(rep))
 		fprintf(out, "host layer: halt_poll_ns, this machine's KVM polling for the VMs it runs (kvm events)\n");
 	if (rep->n_host_what_if) {
 		adv_table(out, rep, opts);
@@ -132,8 +134,8 @@ int hs_advice_write_text(FILE *out, const struct hs_report *rep, const struct hs
 			(unsigned long long)v->halt_poll_ns, v->confidence);
 		adv_lines(out, v->text, "  ");
 	}
-	if (adv_has_guest(rep))
-		adv_guest(out, rep, opts);
+	if (hs_advice_has_guest(rep))
+		hs_guest_advice_write_text(out, rep, opts);
 	if (fflush(out) || ferror(out))
 		return HS_ERR_OUTPUT;
 	return HS_OK;
