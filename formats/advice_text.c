@@ -62,16 +62,20 @@ static void adv_guest_table(FILE *out, const struct hs_report *rep, const struct
 
 	fprintf(out, "guest what-if: the haltpoll governor replayed per CPU at each guest_halt_poll_ns (%u CPU%s, halt cost %.1f us)\n",
 		n, n == 1 ? "" : "s", rep->guest_halt_extra_ns / 1e3);
-	fprintf(out, "  %18s %10s %10s %7s %11s %11s %9s\n", "guest_halt_poll_ns", "wakes", "hits",
-		"hit%", "poll CPU-s", "miss CPU-s", "CPU%/CPU");
+	fprintf(out, "  %18s %10s %10s %7s %13s %11s %11s %9s\n", "guest_halt_poll_ns", "wakes",
+		"hits", "hit%", "hit% range", "poll CPU-s", "miss CPU-s", "CPU%/CPU");
 	for (unsigned int i = 0; i < rep->n_guest_what_if; i++) {
 		const struct hs_guest_whatif_row *r = &rep->guest_what_if[i];
 		bool pick = a->valid && r->guest_halt_poll_ns == a->halt_poll_ns;
 
-		fprintf(out, "%s%c %18llu %10llu %10llu %7.1f %11.3f %11.3f %9.1f%s\n",
+		char range[32];
+
+		snprintf(range, sizeof(range), "%.1f-%.1f", 100 * r->hit_rate_low,
+			 100 * r->hit_rate_high);
+		fprintf(out, "%s%c %18llu %10llu %10llu %7.1f %13s %11.3f %11.3f %9.1f%s\n",
 			pick && o && o->color ? ADV_BOLD : "", pick ? '*' : ' ',
 			(unsigned long long)r->guest_halt_poll_ns, (unsigned long long)r->wakes,
-			(unsigned long long)r->hits, 100 * r->hit_rate, r->poll_cpu_s, r->miss_cpu_s,
+			(unsigned long long)r->hits, 100 * r->hit_rate, range, r->poll_cpu_s, r->miss_cpu_s,
 			r->poll_cpu_pct_per_cpu, pick && o && o->color ? ADV_RESET : "");
 	}
 }

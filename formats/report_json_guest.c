@@ -29,6 +29,14 @@ json_t *hs_json_guest_what_if(struct hs_jw *j, const struct hs_guest_whatif_row 
 		hs_jw_put(j, o, "poll_cpu_pct_per_cpu", hs_jw_num(w->poll_cpu_pct_per_cpu));
 		hs_jw_put(j, o, "grows", hs_jw_u64(w->grows));
 		hs_jw_put(j, o, "shrinks", hs_jw_u64(w->shrinks));
+		hs_jw_put(j, o, "hits_low", hs_jw_u64(w->hits_low));
+		hs_jw_put(j, o, "hits_high", hs_jw_u64(w->hits_high));
+		hs_jw_put(j, o, "hit_rate_low", hs_jw_num(w->hit_rate_low));
+		hs_jw_put(j, o, "hit_rate_high", hs_jw_num(w->hit_rate_high));
+		hs_jw_put(j, o, "poll_cpu_s_low", hs_jw_num(w->poll_cpu_s_low));
+		hs_jw_put(j, o, "poll_cpu_s_high", hs_jw_num(w->poll_cpu_s_high));
+		hs_jw_put(j, o, "poll_cpu_pct_low", hs_jw_num(w->poll_cpu_pct_low));
+		hs_jw_put(j, o, "poll_cpu_pct_high", hs_jw_num(w->poll_cpu_pct_high));
 		hs_jw_push(j, arr, o);
 	}
 	return arr;

@@ -366,6 +366,67 @@ static void md_advice(FILE *out, const struct hs_report *r)
 	md_whatif(out, r);
 }
 
+/* ---- the guest layer: this machine's own idle toward its hypervisor ---- */
+
+static void md_guest_whatif(FILE *out, const struct hs_report *r)
+{
+	const struct hs_advice *a = &r->guest_advice;
+
+	if (!r->n_guest_what_if)
+		return;
+	fputs("\n<details><summary>Guest what-if: the haltpoll governor replayed at each guest_halt_poll_ns</summary>\n\n"
+	      "| guest_halt_poll_ns | wakes | hits | hit % | hit % range | poll CPU s | miss CPU s | CPU % per CPU |\n"
+	      "|--:|--:|--:|--:|--:|--:|--:|--:|\n", out);
+	for (unsigned int i = 0; i < r->n_guest_what_if; i++) {
+		const struct hs_guest_whatif_row *w = &r->guest_what_if[i];
+		bool pick = a->valid && w->guest_halt_poll_ns == a->halt_poll_ns;
+
+		fprintf(out, "| %s%" PRIu64 "%s | %" PRIu64 " | %" PRIu64 " | %.1f | %.1f-%.1f | %.3f | %.3f | %.1f |\n",
+			pick ? "**" : "", w->guest_halt_poll_ns, pick ? "**" : "", w->wakes, w->hits,
+			isfinite(w->hit_rate) ? w->hit_rate * 100 : 0.0,
+			isfinite(w->hit_rate_low) ? w->hit_rate_low * 100 : 0.0,
+			isfinite(w->hit_rate_high) ? w->hit_rate_high * 100 : 0.0,
+			isfinite(w->poll_cpu_s) ? w->poll_cpu_s : 0.0,
+			isfinite(w->miss_cpu_s) ? w->miss_cpu_s : 0.0,
+			isfinite(w->poll_cpu_pct_per_cpu) ? w->poll_cpu_pct_per_cpu : 0.0);
+	}
+	fputs("\n</details>\n", out);
+}
+
+static void md_guest_advice(FILE *out, const struct hs_report *r)
+{
+	const struct hs_advice *a = &r->guest_advice;
+	const char *p = a->text;
+
+	if (!a->valid && !a->text)
+		return;
+	fputs("\n#### Guest layer (this machine's own idle toward its hypervisor): ", out);
+	if (a->valid)
+		fprintf(out, "`guest_halt_poll_ns=%" PRIu64 "`\n\nobjective ", a->halt_poll_ns);
+	else
+		fputs("no suggestion\n\nobjective ", out);
+	MD_FIELD(out, a->objective);
+	fputs(", confidence ", out);
+	MD_FIELD(out, a->confidence);
+	fputs("\n\n", out);
+	while (p && *p) {
+		size_t len = strcspn(p, "\n");
+
+		if (len)
+			md_advice_line(out, p, len);
+		p += len + (p[len] == '\n');
+	}
+	if (a->nfindings) {
+		fputs("\nfindings (guest layer):", out);
+		for (unsigned int i = 0; i < a->nfindings; i++) {
+			fputs(i ? ", " : " ", out);
+			md_esc(out, a->findings[i] ? a->findings[i] : "", SIZE_MAX);
+		}
+		fputc('\n', out);
+	}
+	md_guest_whatif(out, r);
+}
+
 int hs_report_write_markdown(FILE *out, const struct hs_report *rep,
 			     const struct hs_text_opts *opts)
 {
@@ -378,8 +439,10 @@ int hs_report_write_markdown(FILE *out, const struct hs_report *rep,
 		if (opts->show_histograms)
 			ret = md_histograms(out, rep, opts);
 	}
-	if (!ret && opts->show_advice)
+	if (!ret && opts->show_advice) {
 		md_advice(out, rep);
+		md_guest_advice(out, rep);
+	}
 	if (!ret && opts->command) {
 		fputs("\n---\nMade by haltstat " HS_VERSION " with:\n\n", out);
 		md_code_block(out, "sh", opts->command);

@@ -292,7 +292,7 @@ static void hs_gadv_body(struct hs_gadv *c)
 	hs_gadv_confidence(c);
 	if (c->adv->halt_poll_ns)
 		hs_gadv_say(c, "Guest polling is CPU time of this machine's vCPUs: its hypervisor sees them busy, and they poll even when the host has other work for that CPU.");
-	hs_gadv_say(c, "Apply (on this machine): echo %llu > /sys/module/haltpoll/parameters/guest_halt_poll_ns",
+	hs_gadv_say(c, "Apply: echo %llu > /sys/module/haltpoll/parameters/guest_halt_poll_ns",
 		    (unsigned long long)c->adv->halt_poll_ns);
 }
 

@@ -58,10 +58,23 @@ struct hs_gw_wake {
 	bool reset_before;		/* events were lost before it */
 };
 
-struct hs_gw_cand {
-	struct hs_haltpoll_params p;
+struct hs_gw_run {
 	uint32_t limit;
 	uint64_t wakes, polls, hits, poll_ns, miss_ns, grows, shrinks;
+};
+
+/*
+ * A candidate runs HS_GW_RUNS times: as recorded from limit 0 (as after
+ * boot; the prediction), from its maximum, and with every time to wake 5%
+ * shorter and 5% longer. The limit's path can fork on a few microseconds
+ * (a block just over or under guest_halt_poll_ns), so the spread of these
+ * runs is the prediction's interval.
+ */
+enum { HS_GW_NOMINAL, HS_GW_FROM_MAX, HS_GW_SHORTER, HS_GW_LONGER, HS_GW_RUNS };
+
+struct hs_gw_cand {
+	struct hs_haltpoll_params p;
+	struct hs_gw_run run[HS_GW_RUNS];
 };
 
 struct hs_guest_whatif {
@@ -112,6 +125,7 @@ static void hs_gw_candidates(struct hs_guest_whatif *w)
 
 		w->cand[i].p = w->p;
 		w->cand[i].p.max_ns = max;
+		w->cand[i].run[HS_GW_FROM_MAX].limit = max;
 	}
 	w->ncand = n;
 }
@@ -179,18 +193,22 @@ static void hs_gw_replay(struct hs_guest_whatif *w, const struct hs_gw_wake *k)
 	uint64_t d = hs_gw_time_to_wake(w, k);
 	struct hs_haltpoll_wake o;
 
-	for (unsigned int i = 0; i < w->ncand; i++) {
-		struct hs_gw_cand *c = &w->cand[i];
+	uint64_t dr[HS_GW_RUNS] = { d, d, d - d / 20, d + d / 20 };
 
-		hs_haltpoll_wake(&c->p, &c->limit, d, w->extra, &o);
-		c->wakes++;
-		c->polls += o.polled;
-		c->hits += o.hit;
-		c->poll_ns += o.poll_ns;
-		if (!o.hit)
-			c->miss_ns += o.poll_ns;
-		c->grows += o.branch > 0;
-		c->shrinks += o.branch < 0;
+	for (unsigned int i = 0; i < w->ncand; i++) {
+		for (unsigned int k2 = 0; k2 < HS_GW_RUNS; k2++) {
+			struct hs_gw_run *c = &w->cand[i].run[k2];
+
+			hs_haltpoll_wake(&w->cand[i].p, &c->limit, dr[k2], w->extra, &o);
+			c->wakes++;
+			c->polls += o.polled;
+			c->hits += o.hit;
+			c->poll_ns += o.poll_ns;
+			if (!o.hit)
+				c->miss_ns += o.poll_ns;
+			c->grows += o.branch > 0;
+			c->shrinks += o.branch < 0;
+		}
 	}
 	hs_gw_check(w, k, d);
 }
@@ -313,17 +331,45 @@ void hs_guest_whatif_finish(struct hs_guest_whatif *w, uint64_t span_ns)
 	w->span_ns = span_ns;
 }
 
+/* The interval's rates, from its counts (also for the totals). */
+static void hs_gw_row_rates(struct hs_guest_whatif_row *r, double span_ns)
+{
+	r->hit_rate_low = r->wakes ? (double)r->hits_low / (double)r->wakes : 0;
+	r->hit_rate_high = r->wakes ? (double)r->hits_high / (double)r->wakes : 0;
+	r->poll_cpu_pct_low = span_ns > 0 ? r->poll_cpu_s_low * 1e9 / span_ns * 100 : 0;
+	r->poll_cpu_pct_high = span_ns > 0 ? r->poll_cpu_s_high * 1e9 / span_ns * 100 : 0;
+}
+
+static void hs_gw_interval(const struct hs_gw_cand *c, struct hs_guest_whatif_row *r)
+{
+	uint64_t hlo = UINT64_MAX, hhi = 0, plo = UINT64_MAX, phi = 0;
+
+	for (unsigned int k = 0; k < HS_GW_RUNS; k++) {
+		const struct hs_gw_run *u = &c->run[k];
+
+		hlo = u->hits < hlo ? u->hits : hlo;
+		hhi = u->hits > hhi ? u->hits : hhi;
+		plo = u->poll_ns < plo ? u->poll_ns : plo;
+		phi = u->poll_ns > phi ? u->poll_ns : phi;
+	}
+	r->hits_low = hlo;
+	r->hits_high = hhi;
+	r->poll_cpu_s_low = (double)plo / 1e9;
+	r->poll_cpu_s_high = (double)phi / 1e9;
+}
+
 unsigned int hs_guest_whatif_rows(const struct hs_guest_whatif *w,
 				  struct hs_guest_whatif_row *rows)
 {
 	double span = w->span_ns ? (double)w->span_ns : 0;
 
 	for (unsigned int i = 0; i < w->ncand; i++) {
-		const struct hs_gw_cand *c = &w->cand[i];
+		const struct hs_gw_run *c = &w->cand[i].run[HS_GW_NOMINAL];
 		struct hs_guest_whatif_row *r = &rows[i];
 
 		memset(r, 0, sizeof(*r));
-		r->guest_halt_poll_ns = c->p.max_ns;
+		r->guest_halt_poll_ns = w->cand[i].p.max_ns;
+		hs_gw_interval(&w->cand[i], r);
 		r->wakes = c->wakes;
 		r->polls = c->polls;
 		r->hits = c->hits;
@@ -335,6 +381,7 @@ unsigned int hs_guest_whatif_rows(const struct hs_guest_whatif *w,
 		r->poll_cpu_pct_per_cpu = r->poll_cpu_pct;
 		r->grows = c->grows;
 		r->shrinks = c->shrinks;
+		hs_gw_row_rates(r, span);
 	}
 	return w->ncand;
 }
@@ -379,5 +426,13 @@ void hs_guest_whatif_rows_sum(struct hs_guest_whatif_row *into,
 		a->poll_cpu_pct += b->poll_cpu_pct;
 		a->grows += b->grows;
 		a->shrinks += b->shrinks;
+		a->hits_low += b->hits_low;
+		a->hits_high += b->hits_high;
+		a->hit_rate_low = a->wakes ? (double)a->hits_low / (double)a->wakes : 0;
+		a->hit_rate_high = a->wakes ? (double)a->hits_high / (double)a->wakes : 0;
+		a->poll_cpu_s_low += b->poll_cpu_s_low;
+		a->poll_cpu_s_high += b->poll_cpu_s_high;
+		a->poll_cpu_pct_low += b->poll_cpu_pct_low;
+		a->poll_cpu_pct_high += b->poll_cpu_pct_high;
 	}
 }

@@ -35,6 +35,14 @@ struct hs_guest_whatif_row {
 	double poll_cpu_pct;		/* percent of one CPU over the span */
 	double poll_cpu_pct_per_cpu;	/* the same per guest CPU, for the totals */
 	uint64_t grows, shrinks;	/* governor adjustments (each traces guest_halt_poll_ns) */
+	/*
+	 * The interval: the lowest and highest of the replays from limit 0,
+	 * from the maximum, and with every time to wake 5% shorter or longer.
+	 */
+	uint64_t hits_low, hits_high;
+	double hit_rate_low, hit_rate_high;
+	double poll_cpu_s_low, poll_cpu_s_high;
+	double poll_cpu_pct_low, poll_cpu_pct_high;
 };
 
 struct hs_guest_whatif;

@@ -146,6 +146,10 @@ static void test_replay(void)
 	      r->grows == 2 && r->shrinks == 0, "guest_whatif_recorded_row");
 	CHECK(r && r->poll_cpu_s * 1e9 > 129999 && r->poll_cpu_s * 1e9 < 130001 &&
 	      r->poll_cpu_pct > 12.99 && r->poll_cpu_pct < 13.01, "guest_whatif_recorded_poll_cpu");
+	/* from its maximum the limit is 200000 at once: every wake is a hit */
+	CHECK(r && r->hits_low == 1 && r->hits_high == 4 && r->hit_rate_high == 1.0 &&
+	      r->poll_cpu_s_high * 1e9 > 219899 && r->poll_cpu_s_high * 1e9 < 219901,
+	      "guest_whatif_interval_from_max");
 	r = row_of(rows, n, 0);
 	CHECK(r && r->wakes == 4 && r->polls == 0 && r->hits == 0 && r->shrinks == 4 &&
 	      r->poll_cpu_s == 0, "guest_whatif_row_0");
