@@ -110,11 +110,13 @@ static void advise(struct fixture *f, const char *objective, double budget)
 
 	snprintf(o.objective, sizeof(o.objective), "%s", objective);
 	hs_advice_build(&f->rep, &o);
+	hs_guest_advice_build(&f->rep, &o);
 }
 
 static void fx_free(struct fixture *f)
 {
 	hs_advice_free(&f->rep.advice);
+	hs_advice_free(&f->rep.guest_advice);
 	for (unsigned int i = 0; i < f->rep.nvms; i++)
 		hs_advice_free(&f->vms[i].advice);
 }
@@ -215,12 +217,21 @@ static void test_guest_findings(void)
 	snprintf(f.rep.meta.cpuidle_governor, sizeof(f.rep.meta.cpuidle_governor), "haltpoll");
 	snprintf(f.rep.meta.cpuidle_driver, sizeof(f.rep.meta.cpuidle_driver), "intel_idle");
 	advise(&f, "balanced", 0);
-	CHECK(has_finding(&f.rep.advice, "haltpoll_governor_mismatch") &&
-	      !has_finding(&f.rep.advice, "guest_haltpoll"), "advice_governor_mismatch");
+	/* the recording machine's own cpuidle is the guest layer's, never the host's */
+	CHECK(has_finding(&f.rep.guest_advice, "haltpoll_governor_mismatch") &&
+	      !has_finding(&f.rep.advice, "haltpoll_governor_mismatch") &&
+	      !has_finding(&f.rep.guest_advice, "self_haltpoll"), "advice_governor_mismatch");
 	snprintf(f.rep.meta.cpuidle_driver, sizeof(f.rep.meta.cpuidle_driver), "haltpoll");
 	advise(&f, "balanced", 0);
-	CHECK(has_finding(&f.rep.advice, "guest_haltpoll") &&
-	      !has_finding(&f.rep.advice, "haltpoll_governor_mismatch"), "advice_guest_haltpoll_driver");
+	CHECK(has_finding(&f.rep.guest_advice, "self_haltpoll") &&
+	      !has_finding(&f.rep.advice, "guest_haltpoll") &&
+	      !has_finding(&f.rep.guest_advice, "haltpoll_governor_mismatch"),
+	      "advice_self_haltpoll_driver");
+	CHECK(f.rep.advice.layer == HS_LAYER_HOST && f.rep.guest_advice.layer == HS_LAYER_GUEST &&
+	      !f.rep.guest_advice.valid && f.rep.guest_advice.text &&
+	      strstr(f.rep.guest_advice.text, "record with --guest") &&
+	      strstr(f.rep.guest_advice.text, "The VMs it runs are unaffected"),
+	      "advice_self_haltpoll_layers_apart");
 	fx_free(&f);
 
 	/* halt_poll_ns 200000 but the kernel never polled: host polling was turned off */
