@@ -148,6 +148,21 @@ static void hs_gadv_explain_up(struct hs_gadv *c)
 		    dc / dh, c->x_price / c->obj->lambda / 1e3);
 }
 
+/* Wide intervals: where the limit's path forks on a few microseconds. */
+static void hs_gadv_cliffs(struct hs_gadv *c)
+{
+	for (unsigned int j = 0; j < c->n; j++) {
+		const struct hs_guest_whatif_row *r = &c->rows[j];
+		double lo = r->hit_rate_low, hi = r->hit_rate_high;
+
+		if (hi - lo < 0.1 || (j != (unsigned int)c->best && j != (unsigned int)c->best + 1))
+			continue;
+		hs_adv_finding(c->adv, "guest_cliff");
+		hs_gadv_say(c, "At guest_halt_poll_ns %llu the outcome depends on a few microseconds: replays from another start or with the times to wake 5%% shorter or longer give %.0f%% to %.0f%% hits (%.1f%% predicted).",
+			    (unsigned long long)r->guest_halt_poll_ns, 100 * lo, 100 * hi, 100 * r->hit_rate);
+	}
+}
+
 static void hs_gadv_explain(struct hs_gadv *c)
 {
 	const struct hs_report *rep = c->rep;
@@ -163,6 +178,7 @@ static void hs_gadv_explain(struct hs_gadv *c)
 		    (unsigned long long)b->guest_halt_poll_ns, 100 * b->hit_rate, c->cpu_pct[c->best],
 		    b->poll_cpu_s, b->poll_cpu_s > 0 ? 100 * b->miss_cpu_s / b->poll_cpu_s : 0.0);
 	hs_gadv_explain_up(c);
+	hs_gadv_cliffs(c);
 }
 
 static void hs_gadv_extra(struct hs_gadv *c)
