@@ -368,19 +368,32 @@ static void md_advice(FILE *out, const struct hs_report *r)
 
 /* ---- the guest layer: this machine's own idle toward its hypervisor ---- */
 
+/*
+ * Kept short for pasting: the verdict in sight, the reasons (one paragraph)
+ * and the rows folded.
+ */
+/* The same as printed: counts equal, CPU seconds equal to the shown 3 decimals. */
+static bool md_guest_same(const struct hs_guest_whatif_row *a, const struct hs_guest_whatif_row *b)
+{
+	return a->hits == b->hits && a->hits_low == b->hits_low && a->hits_high == b->hits_high &&
+	       fabs(a->poll_cpu_s - b->poll_cpu_s) < 0.0005 &&
+	       fabs(a->miss_cpu_s - b->miss_cpu_s) < 0.0005;
+}
+
 static void md_guest_whatif(FILE *out, const struct hs_report *r)
 {
 	const struct hs_advice *a = &r->guest_advice;
 
 	if (!r->n_guest_what_if)
 		return;
-	fputs("\n<details><summary>Guest what-if: the haltpoll governor replayed at each guest_halt_poll_ns</summary>\n\n"
-	      "| guest_halt_poll_ns | wakes | hits | hit % | hit % range | poll CPU s | miss CPU s | CPU % per CPU |\n"
+	fputs("\n| guest_halt_poll_ns | wakes | hits | hit % | hit % range | poll CPU s | miss CPU s | CPU % per CPU |\n"
 	      "|--:|--:|--:|--:|--:|--:|--:|--:|\n", out);
 	for (unsigned int i = 0; i < r->n_guest_what_if; i++) {
 		const struct hs_guest_whatif_row *w = &r->guest_what_if[i];
 		bool pick = a->valid && w->guest_halt_poll_ns == a->halt_poll_ns;
 
+		if (i && !pick && md_guest_same(w, w - 1))
+			continue;
 		fprintf(out, "| %s%" PRIu64 "%s | %" PRIu64 " | %" PRIu64 " | %.1f | %.1f-%.1f | %.3f | %.3f | %.1f |\n",
 			pick ? "**" : "", w->guest_halt_poll_ns, pick ? "**" : "", w->wakes, w->hits,
 			isfinite(w->hit_rate) ? w->hit_rate * 100 : 0.0,
@@ -390,13 +403,30 @@ static void md_guest_whatif(FILE *out, const struct hs_report *r)
 			isfinite(w->miss_cpu_s) ? w->miss_cpu_s : 0.0,
 			isfinite(w->poll_cpu_pct_per_cpu) ? w->poll_cpu_pct_per_cpu : 0.0);
 	}
-	fputs("\n</details>\n", out);
+}
+
+/* The reasons as one paragraph, sentences as the model has them. */
+static void md_guest_reasons(FILE *out, const char *p)
+{
+	bool first = true;
+
+	while (p && *p) {
+		size_t len = strcspn(p, "\n");
+
+		if (len) {
+			fputs(first ? "" : " ", out);
+			md_esc(out, p, len);
+			first = false;
+		}
+		p += len + (p[len] == '\n');
+	}
+	if (!first)
+		fputc('\n', out);
 }
 
 static void md_guest_advice(FILE *out, const struct hs_report *r)
 {
 	const struct hs_advice *a = &r->guest_advice;
-	const char *p = a->text;
 
 	if (!a->valid && !a->text)
 		return;
@@ -408,23 +438,14 @@ static void md_guest_advice(FILE *out, const struct hs_report *r)
 	MD_FIELD(out, a->objective);
 	fputs(", confidence ", out);
 	MD_FIELD(out, a->confidence);
-	fputs("\n\n", out);
-	while (p && *p) {
-		size_t len = strcspn(p, "\n");
-
-		if (len)
-			md_advice_line(out, p, len);
-		p += len + (p[len] == '\n');
+	for (unsigned int i = 0; i < a->nfindings; i++) {
+		fputs(i ? ", " : "; findings (guest layer): ", out);
+		md_esc(out, a->findings[i] ? a->findings[i] : "", SIZE_MAX);
 	}
-	if (a->nfindings) {
-		fputs("\nfindings (guest layer):", out);
-		for (unsigned int i = 0; i < a->nfindings; i++) {
-			fputs(i ? ", " : " ", out);
-			md_esc(out, a->findings[i] ? a->findings[i] : "", SIZE_MAX);
-		}
-		fputc('\n', out);
-	}
+	fputs("\n\n<details><summary>Why, and the guest what-if (the haltpoll governor replayed at each guest_halt_poll_ns; a value that replays as the one above is left out)</summary>\n\n", out);
+	md_guest_reasons(out, a->text);
 	md_guest_whatif(out, r);
+	fputs("\n</details>\n", out);
 }
 
 int hs_report_write_markdown(FILE *out, const struct hs_report *rep,
