@@ -97,7 +97,8 @@ struct hs_guest_whatif {
 	bool reset_next;
 
 	struct hs_gw_wake *buf;		/* the first wakes, until X is known; NULL after */
-	unsigned int nbuf;
+	unsigned int nbuf, cap_buf;	/* grown as needed: a CPU with few wakes costs little */
+	bool streaming;
 	uint64_t min_sample, miss_samples;
 	uint64_t extra;
 	uint64_t span_ns;
@@ -139,11 +140,6 @@ struct hs_guest_whatif *hs_guest_whatif_alloc(const struct hs_meta *meta)
 	hs_haltpoll_from_meta(&w->p, meta);
 	w->max_known = meta->guest_halt_poll_ns >= 0 && meta->guest_halt_poll_ns <= UINT32_MAX;
 	hs_gw_candidates(w);
-	w->buf = malloc(sizeof(*w->buf) * HS_GUEST_WHATIF_BUFFER);
-	if (!w->buf) {
-		free(w);
-		return NULL;
-	}
 	w->check_limit = -1;
 	w->cur_state = -1;
 	w->extra = HS_GUEST_DEFAULT_EXTRA;
@@ -224,8 +220,9 @@ static void hs_gw_estimate_extra(struct hs_guest_whatif *w)
 /* X is known from here on: replay what was kept, then stream. */
 static void hs_gw_flush(struct hs_guest_whatif *w)
 {
-	if (!w->buf)
+	if (w->streaming)
 		return;
+	w->streaming = true;
 	hs_gw_estimate_extra(w);
 	for (unsigned int i = 0; i < w->nbuf; i++)
 		hs_gw_replay(w, &w->buf[i]);
@@ -237,9 +234,22 @@ static void hs_gw_emit(struct hs_guest_whatif *w, struct hs_gw_wake *k)
 {
 	k->reset_before = w->reset_next;
 	w->reset_next = false;
-	if (!w->buf) {
+	if (w->streaming) {
 		hs_gw_replay(w, k);
 		return;
+	}
+	if (w->nbuf == w->cap_buf) {
+		unsigned int cap = w->cap_buf ? w->cap_buf * 2 : 64;
+		struct hs_gw_wake *b = realloc(w->buf, sizeof(*b) * cap);
+
+		/* out of memory: estimate from what is kept and stream from here */
+		if (!b) {
+			hs_gw_flush(w);
+			hs_gw_replay(w, k);
+			return;
+		}
+		w->buf = b;
+		w->cap_buf = cap;
 	}
 	if (k->kind != HS_GW_HIT && k->halt_ns >= HS_GUEST_EXTRA_FLOOR) {
 		if (k->halt_ns < w->min_sample)
