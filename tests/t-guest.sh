@@ -134,3 +134,19 @@ assert "self_haltpoll" not in h["findings"] and "guest_haltpoll" not in h["findi
 assert g["layer"] == "guest" and "self_haltpoll" in g["findings"], g["findings"]
 assert "VMs this machine runs" in g["text"]
 PY
+
+# live: on a guest that runs cpuidle-haltpoll, record --guest gives what the above reads
+if ! need_tracefs || [ ! -d /sys/kernel/tracing/events/power/cpu_idle ]; then
+	skip guest_record_live "no tracefs or no power:cpu_idle here"
+elif [ "$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null)" != haltpoll ]; then
+	skip guest_record_live "this machine's cpuidle driver is not haltpoll"
+elif ! have perl; then
+	skip guest_record_live "perl missing"
+else
+	"$HALTSTAT" record --guest -d 1 -o "$TMP/live.dat" -- \
+		perl -MTime::HiRes=usleep -e 'usleep(100) for 1..2000' >"$TMP/rec.out" 2>&1
+	"$HALTSTAT" advise -i "$TMP/live.dat" >"$TMP/live.out" 2>&1
+	if grep -q '^guest what-if:' "$TMP/live.out" && grep -q '^suggestion: guest_halt_poll_ns=' "$TMP/live.out"
+	then ok guest_record_live
+	else fail guest_record_live "$(head -c 300 "$TMP/rec.out" "$TMP/live.out" | tr '\n' ' ')"; fi
+fi
