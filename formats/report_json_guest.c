@@ -52,6 +52,7 @@ void hs_json_guest_cpu_replay(struct hs_jw *j, json_t *o, const struct hs_report
 	hs_jw_put(j, sc, "wakes_agreeing", hs_jw_u64(s->halts_agreeing));
 	hs_jw_put(j, sc, "agree_pct", hs_jw_num_known(s->agree_pct));
 	hs_jw_put(j, sc, "replayed_guest_halt_poll_ns", hs_jw_u64(s->replayed_max_ns));
+	hs_jw_put(j, sc, "guest_halt_poll_ns_inferred", json_boolean(s->max_inferred));
 	hs_jw_put(j, o, "selfcheck", sc);
 	hs_jw_put(j, o, "halt_extra_ns", hs_jw_u64(g->halt_extra_ns));
 	hs_jw_put(j, o, "halt_extra_samples", hs_jw_u64(g->halt_extra_samples));

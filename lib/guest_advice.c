@@ -195,12 +195,37 @@ static void hs_gadv_extra(struct hs_gadv *c)
 			    c->rep->guest_halt_extra_ns / 1e3);
 }
 
+/* The recorded guest_halt_poll_ns: the metadata's, else what the CPUs' self-checks inferred. */
+static int64_t hs_gadv_recorded_max(const struct hs_report *rep, bool *inferred)
+{
+	*inferred = false;
+	if (rep->meta.guest_halt_poll_ns >= 0)
+		return rep->meta.guest_halt_poll_ns;
+	for (unsigned int i = 0; i < rep->nguest; i++) {
+		const struct hs_selfcheck *sc = &rep->guest[i].selfcheck;
+
+		if (sc->max_inferred) {
+			*inferred = true;
+			return (int64_t)sc->replayed_max_ns;
+		}
+	}
+	return -1;
+}
+
 static void hs_gadv_recorded(struct hs_gadv *c)
 {
-	const struct hs_report *rep = c->rep;
-	int64_t g = rep->meta.guest_halt_poll_ns;
+	bool inferred;
+	int64_t g = hs_gadv_recorded_max(c->rep, &inferred);
 	int j = hs_gadv_row_of(c, g);
 
+	if (g < 0) {
+		hs_gadv_say(c, "guest_halt_poll_ns was not recorded and the trace does not tell it; the other governor parameters are taken as the module defaults.");
+		hs_adv_confidence_lower(c->adv, "medium");
+		return;
+	}
+	if (inferred)
+		hs_gadv_say(c, "guest_halt_poll_ns was not recorded; the limit changes in the trace make it %lld.",
+			    (long long)g);
 	if (g == 0) {
 		hs_adv_finding(c->adv, "guest_polling_off");
 		hs_gadv_say(c, "The recorded guest_halt_poll_ns is 0: this machine never polls, every wake was a halt to the hypervisor.");
@@ -208,9 +233,6 @@ static void hs_gadv_recorded(struct hs_gadv *c)
 	if (j >= 0)
 		hs_gadv_say(c, "The recorded guest_halt_poll_ns %lld replays to %.1f%% hits with the busiest CPU polling %.1f%% of a CPU.",
 			    (long long)g, 100 * c->rows[j].hit_rate, c->cpu_pct[j]);
-	else
-		hs_gadv_say(c, "guest_halt_poll_ns was not recorded: the replay assumed %u.",
-			    rep->guest_replayed.max_ns);
 }
 
 static void hs_gadv_selfcheck(struct hs_gadv *c)
@@ -223,7 +245,10 @@ static void hs_gadv_selfcheck(struct hs_gadv *c)
 		agree += c->rep->guest[i].selfcheck.halts_agreeing;
 	}
 	if (!cmp) {
-		hs_gadv_say(c, "Self-check: not possible (no guest_halt_poll_ns event told the limit in force), so the guest replay is unverified.");
+		hs_gadv_say(c, "Self-check: not possible (%s), so the guest replay is unverified.",
+			    hs_gadv_recorded_max(c->rep, &(bool){ false }) < 0 ?
+			    "guest_halt_poll_ns unknown" :
+			    "no guest_halt_poll_ns event told the limit in force");
 		hs_adv_confidence_lower(c->adv, "medium");
 		return;
 	}
@@ -295,6 +320,11 @@ static void hs_gadv_body(struct hs_gadv *c)
 		return;
 	}
 	hs_gadv_scope(c);
+	if (!rep->meta.cpuidle_driver[0]) {
+		hs_adv_finding(c->adv, "guest_driver_unknown");
+		hs_adv_confidence_lower(c->adv, "medium");
+		hs_gadv_say(c, "The cpuidle driver was not recorded; the idle states look like cpuidle-haltpoll's (a poll state and one halt state), so its governor is assumed.");
+	}
 	hs_gadv_busiest(c);
 	hs_gadv_pick(c);
 	if (c->best < 0)

@@ -80,6 +80,8 @@ struct hs_gw_cand {
 struct hs_guest_whatif {
 	struct hs_haltpoll_params p;	/* as recorded */
 	bool max_known;
+	bool max_inferred;		/* guest_halt_poll_ns came from the trace, not the metadata */
+	uint64_t infer_lo, infer_hi;	/* what the recorded changes tell of it: lo <= G < hi */
 	struct hs_gw_cand cand[HS_GUEST_WHATIF_MAX_CANDIDATES];
 	unsigned int ncand;
 
@@ -217,12 +219,54 @@ static void hs_gw_estimate_extra(struct hs_guest_whatif *w)
 		w->extra = HS_GUEST_DEFAULT_EXTRA;
 }
 
+/*
+ * guest_halt_poll_ns G unrecorded (pasted text): the kept wakes bound it by
+ * the governor's rules. A halt of residency b followed by a grow means
+ * b <= G, and the grown limit is <= G; one followed by a shrink means b > G
+ * (allow_shrink assumed, as the module's default). G is the lower bound
+ * rounded up to a multiple of 10000 when that stays below the upper bound
+ * (operators set round numbers), else the lower bound.
+ */
+static void hs_gw_infer_max(struct hs_guest_whatif *w)
+{
+	uint64_t lo = 0, hi = UINT64_MAX, g;
+
+	for (unsigned int i = 0; i < w->nbuf; i++) {
+		const struct hs_gw_wake *k = &w->buf[i];
+
+		if (k->kind == HS_GW_HIT || !k->rec_branch)
+			continue;
+		if (k->rec_branch > 0) {
+			lo = k->halt_ns > lo ? k->halt_ns : lo;
+			lo = k->rec_new > lo ? k->rec_new : lo;
+		} else if (k->halt_ns < hi) {
+			hi = k->halt_ns;
+		}
+	}
+	if (hi == UINT64_MAX && !lo)
+		return;
+	if (hi != UINT64_MAX && lo >= hi)
+		return;			/* the rules do not hold: leave it unknown */
+	g = (lo + 9999) / 10000 * 10000;
+	if (hi != UINT64_MAX && g >= hi)
+		g = lo;
+	if (g > UINT32_MAX)
+		return;
+	w->infer_lo = lo;
+	w->infer_hi = hi;
+	/* the candidates stay as they are, the same on every CPU */
+	w->p.max_ns = (uint32_t)g;
+	w->max_known = w->max_inferred = true;
+}
+
 /* X is known from here on: replay what was kept, then stream. */
 static void hs_gw_flush(struct hs_guest_whatif *w)
 {
 	if (w->streaming)
 		return;
 	w->streaming = true;
+	if (!w->max_known)
+		hs_gw_infer_max(w);
 	hs_gw_estimate_extra(w);
 	for (unsigned int i = 0; i < w->nbuf; i++)
 		hs_gw_replay(w, &w->buf[i]);
@@ -403,7 +447,7 @@ void hs_guest_whatif_selfcheck(const struct hs_guest_whatif *w, struct hs_selfch
 	out->halts_agreeing = w->agreeing;
 	out->agree_pct = w->compared ? 100.0 * (double)w->agreeing / (double)w->compared : -1;
 	out->replayed_max_ns = w->max_known ? w->p.max_ns : 0;
-	out->max_inferred = false;
+	out->max_inferred = w->max_inferred;
 }
 
 uint64_t hs_guest_whatif_halt_extra_ns(const struct hs_guest_whatif *w, uint64_t *samples)

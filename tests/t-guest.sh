@@ -109,6 +109,17 @@ assert abs(p["hit_rate"] - measured) <= 0.10, (p["hit_rate"], measured)
 assert p["hit_rate_high"] - p["hit_rate_low"] >= 0.05, p
 PY
 
+# pasted text (trace-cmd report, no metadata): guest_halt_poll_ns is told from the limit changes
+if have trace-cmd; then
+	trace-cmd report -i "$G3" 2>/dev/null | grep -E 'cpu_idle|guest_halt_poll_ns' >"$TMP/g3.txt"
+	"$HALTSTAT" advise -i "$TMP/g3.txt" >"$TMP/g3.out" 2>&1
+	if grep -q 'the limit changes in the trace make it 300000' "$TMP/g3.out" &&
+	   grep -q 'findings:.*guest_driver_unknown' "$TMP/g3.out"
+	then ok guest_text_infers_setting; else fail guest_text_infers_setting "$(grep -c . "$TMP/g3.out") lines"; fi
+else
+	skip guest_text_infers_setting "trace-cmd not installed"
+fi
+
 # two readers side by side give the same guest rows as one
 HALTSTAT_THREADS=2 "$HALTSTAT" report -i "$G0" --format json >"$TMP/t2.json" 2>/dev/null
 HALTSTAT_THREADS=1 "$HALTSTAT" report -i "$G0" --format json >"$TMP/t1.json" 2>/dev/null

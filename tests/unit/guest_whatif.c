@@ -174,6 +174,21 @@ static void test_replay(void)
 	CHECK(r && r->wakes == 3 && sc.halts_compared == 0, "guest_whatif_loss_reseeds");
 	hs_guest_whatif_free(w);
 
+	/*
+	 * guest_halt_poll_ns unrecorded: the grows bound it from below by their
+	 * halts and new limits (at most 100000), no shrink bounds it from above,
+	 * so it is taken as 100000, and the check agrees on the three wakes
+	 */
+	m.guest_halt_poll_ns = -1;
+	w = hs_guest_whatif_alloc(&m);
+	if (!w)
+		return;
+	feed(w, false);
+	hs_guest_whatif_selfcheck(w, &sc);
+	CHECK(sc.max_inferred && sc.replayed_max_ns == 100000 && sc.halts_compared == 3 &&
+	      sc.halts_agreeing == 3, "guest_whatif_infers_max");
+	hs_guest_whatif_free(w);
+
 	/* a recorded value that is no default candidate joins the list, in order */
 	m.guest_halt_poll_ns = 250000;
 	w = hs_guest_whatif_alloc(&m);
