@@ -299,7 +299,7 @@ static void hs_gadv_scope(struct hs_gadv *c)
 	hs_gadv_say(c, "This machine's own idle, as a guest of its hypervisor (power:cpu_idle on %u CPU%s, cpuidle driver %s): guest_halt_poll_ns sets how long each of its CPUs polls before it halts to the hypervisor.",
 		    rep->active_guest_cpus, rep->active_guest_cpus == 1 ? "" : "s", rep->meta.cpuidle_driver[0] ? rep->meta.cpuidle_driver : "unknown");
 	if (rep->host.halts)
-		hs_gadv_say(c, "The VMs this machine runs are the other layer: their halts are tuned by this machine's halt_poll_ns, and guest_halt_poll_ns does not touch them.");
+		hs_gadv_say(c, "The VMs this machine runs are the other layer: their halts are tuned by this machine's halt_poll_ns, which the cpuidle-haltpoll driver here leaves in force (it turns off only the hypervisor's polling for this machine's own vCPUs).");
 }
 
 static void hs_gadv_body(struct hs_gadv *c)
@@ -310,7 +310,7 @@ static void hs_gadv_body(struct hs_gadv *c)
 	if (!rep->n_guest_what_if) {
 		if (hs_gadv_driver_is(rep, "haltpoll"))
 			hs_gadv_say(c, "This machine runs the cpuidle-haltpoll driver for its own idle (it is a guest of its hypervisor), but that idle was not recorded (no power:cpu_idle events): record with --guest for a guest_halt_poll_ns what-if. %s",
-				    rep->host.halts ? "The VMs it runs are unaffected by it." : "");
+				    rep->host.halts ? "Its halt_poll_ns still applies to the VMs it runs." : "");
 		return;
 	}
 	if (!hs_gadv_haltpoll_idle(rep)) {

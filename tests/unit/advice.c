@@ -230,7 +230,7 @@ static void test_guest_findings(void)
 	CHECK(f.rep.advice.layer == HS_LAYER_HOST && f.rep.guest_advice.layer == HS_LAYER_GUEST &&
 	      !f.rep.guest_advice.valid && f.rep.guest_advice.text &&
 	      strstr(f.rep.guest_advice.text, "record with --guest") &&
-	      strstr(f.rep.guest_advice.text, "The VMs it runs are unaffected"),
+	      strstr(f.rep.guest_advice.text, "Its halt_poll_ns still applies to the VMs it runs"),
 	      "advice_self_haltpoll_layers_apart");
 	fx_free(&f);
 
