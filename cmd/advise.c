@@ -31,7 +31,10 @@ static void advise_usage(FILE *out)
 "\n"
 "Replays KVM's adaptive halt-polling window per vCPU at each candidate\n"
 "halt_poll_ns, prints the what-if table and suggests a value, with the\n"
-"reasons in words and how to apply it.\n"
+"reasons in words and how to apply it (the host layer: the VMs this\n"
+"machine runs). When the recording holds this machine's own idle (power\n"
+"events, cpuidle-haltpoll), the guest layer too: the haltpoll governor\n"
+"replayed at each guest_halt_poll_ns and a suggestion for it.\n"
 "\n");
 	cmd_usage_options(out, CMD_USE_INPUT | CMD_USE_ADVICE | CMD_USE_KERNEL_ERA);
 	fprintf(out, "      --json              the whole report as JSON (the advice block included)\n");

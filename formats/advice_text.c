@@ -55,11 +55,66 @@ static void adv_findings(FILE *out, const struct hs_advice *a, const char *inden
 	fputc('\n', out);
 }
 
+static void adv_guest_table(FILE *out, const struct hs_report *rep, const struct hs_text_opts *o)
+{
+	const struct hs_advice *a = &rep->guest_advice;
+	unsigned int n = rep->active_guest_cpus;
+
+	fprintf(out, "guest what-if: the haltpoll governor replayed per CPU at each guest_halt_poll_ns (%u CPU%s, halt cost %.1f us)\n",
+		n, n == 1 ? "" : "s", rep->guest_halt_extra_ns / 1e3);
+	fprintf(out, "  %18s %10s %10s %7s %13s %11s %11s %9s\n", "guest_halt_poll_ns", "wakes",
+		"hits", "hit%", "hit% range", "poll CPU-s", "miss CPU-s", "CPU%/CPU");
+	for (unsigned int i = 0; i < rep->n_guest_what_if; i++) {
+		const struct hs_guest_whatif_row *r = &rep->guest_what_if[i];
+		bool pick = a->valid && r->guest_halt_poll_ns == a->halt_poll_ns;
+
+		char range[32];
+
+		snprintf(range, sizeof(range), "%.1f-%.1f", 100 * r->hit_rate_low,
+			 100 * r->hit_rate_high);
+		fprintf(out, "%s%c %18llu %10llu %10llu %7.1f %13s %11.3f %11.3f %9.1f%s\n",
+			pick && o && o->color ? ADV_BOLD : "", pick ? '*' : ' ',
+			(unsigned long long)r->guest_halt_poll_ns, (unsigned long long)r->wakes,
+			(unsigned long long)r->hits, 100 * r->hit_rate, range, r->poll_cpu_s, r->miss_cpu_s,
+			r->poll_cpu_pct_per_cpu, pick && o && o->color ? ADV_RESET : "");
+	}
+}
+
+/* The guest layer: this machine's own idle, apart from the VMs it runs. */
+int hs_guest_advice_write_text(FILE *out, const struct hs_report *rep,
+			       const struct hs_text_opts *o)
+{
+	const struct hs_advice *a = &rep->guest_advice;
+	bool color = o && o->color;
+
+	fprintf(out, "\nguest layer: guest_halt_poll_ns, this machine's own idle toward its hypervisor (power events)\n");
+	if (rep->n_guest_what_if) {
+		adv_guest_table(out, rep, o);
+		fputc('\n', out);
+	}
+	if (a->valid)
+		fprintf(out, "%ssuggestion: guest_halt_poll_ns=%llu%s (objective %s, confidence %s)\n",
+			color ? ADV_BOLD : "", (unsigned long long)a->halt_poll_ns,
+			color ? ADV_RESET : "", a->objective, a->confidence);
+	else
+		fprintf(out, "suggestion: none for guest_halt_poll_ns\n");
+	adv_lines(out, a->text, "  ");
+	adv_findings(out, a, "  ");
+	return ferror(out) ? HS_ERR_OUTPUT : HS_OK;
+}
+
+bool hs_advice_has_guest(const struct hs_report *rep)
+{
+	return rep->n_guest_what_if || rep->guest_advice.text || rep->guest_advice.nfindings;
+}
+
 int hs_advice_write_text(FILE *out, const struct hs_report *rep, const struct hs_text_opts *opts)
 {
 	const struct hs_advice *a = &rep->advice;
 	bool color = opts && opts->color;
 
+	if (hs_advice_has_guest(rep))
+		fprintf(out, "host layer: halt_poll_ns, this machine's KVM polling for the VMs it runs (kvm events)\n");
 	if (rep->n_host_what_if) {
 		adv_table(out, rep, opts);
 		fputc('\n', out);
@@ -83,6 +138,8 @@ int hs_advice_write_text(FILE *out, const struct hs_report *rep, const struct hs
 			(unsigned long long)v->halt_poll_ns, v->confidence);
 		adv_lines(out, v->text, "  ");
 	}
+	if (hs_advice_has_guest(rep))
+		hs_guest_advice_write_text(out, rep, opts);
 	if (fflush(out) || ferror(out))
 		return HS_ERR_OUTPUT;
 	return HS_OK;

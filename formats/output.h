@@ -27,6 +27,10 @@ int hs_report_write_text(FILE *out, const struct hs_report *rep, const struct hs
 int hs_report_write_json(FILE *out, const struct hs_report *rep);
 int hs_report_write_csv(FILE *out, const struct hs_report *rep);
 int hs_advice_write_text(FILE *out, const struct hs_report *rep, const struct hs_text_opts *opts);
+/* The guest layer alone (this machine's own idle: guest what-if, guest_halt_poll_ns), and whether there is one. */
+int hs_guest_advice_write_text(FILE *out, const struct hs_report *rep,
+			       const struct hs_text_opts *opts);
+bool hs_advice_has_guest(const struct hs_report *rep);
 /*
  * SVG: log2 histograms as above; the advice marker only with
  * opts->show_advice. opts may be NULL (per vCPU up to 8, advice shown).

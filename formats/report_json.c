@@ -17,6 +17,7 @@
 #include "../lib/error.h"
 #include "jsonw.h"
 #include "output.h"
+#include "report_json_guest.h"
 
 #define HS_REPORT_SCHEMA "haltstat.report/1"
 
@@ -165,6 +166,8 @@ static json_t *advice_json(struct hs_jw *j, const struct hs_advice *a,
 	for (unsigned int i = 0; a->findings && i < a->nfindings; i++)
 		hs_jw_push(j, f, jstr(a->findings[i] ? a->findings[i] : ""));
 	hs_jw_put(j, o, "findings", f);
+	hs_jw_put(j, o, "layer", json_string(hs_layer_name(a->layer)));
+	hs_jw_put(j, o, "findings_detail", hs_json_findings_detail(j, a));
 	return o;
 }
 
@@ -262,6 +265,7 @@ static json_t *guest_json(struct hs_jw *j, const struct hs_report *r,
 	hs_jw_put(j, o, "window_mean_ns", hs_jw_num_known(g->window_mean_ns));
 	hs_jw_put(j, o, "grows", hs_jw_u64(g->grows));
 	hs_jw_put(j, o, "shrinks", hs_jw_u64(g->shrinks));
+	hs_json_guest_cpu_replay(j, o, g);
 	return o;
 }
 
@@ -409,6 +413,9 @@ static json_t *report_json(struct hs_jw *j, const struct hs_report *r)
 	for (unsigned int i = 0; i < r->nguest; i++)
 		hs_jw_push(j, guest, guest_json(j, r, &r->guest[i]));
 	hs_jw_put(j, root, "guest", guest);
+	hs_jw_put(j, root, "guest_what_if", hs_json_guest_what_if(j, r->guest_what_if,
+								   r->n_guest_what_if));
+	hs_jw_put(j, root, "guest_advice", hs_json_guest_advice(j, r));
 	if (r->threads)
 		hs_jw_put(j, root, "threads", threads_json(j, r));
 	return root;

@@ -366,6 +366,88 @@ static void md_advice(FILE *out, const struct hs_report *r)
 	md_whatif(out, r);
 }
 
+/* ---- the guest layer: this machine's own idle toward its hypervisor ---- */
+
+/*
+ * Kept short for pasting: the verdict in sight, the reasons (one paragraph)
+ * and the rows folded.
+ */
+/* The same as printed: counts equal, CPU seconds equal to the shown 3 decimals. */
+static bool md_guest_same(const struct hs_guest_whatif_row *a, const struct hs_guest_whatif_row *b)
+{
+	return a->hits == b->hits && a->hits_low == b->hits_low && a->hits_high == b->hits_high &&
+	       fabs(a->poll_cpu_s - b->poll_cpu_s) < 0.0005 &&
+	       fabs(a->miss_cpu_s - b->miss_cpu_s) < 0.0005;
+}
+
+static void md_guest_whatif(FILE *out, const struct hs_report *r)
+{
+	const struct hs_advice *a = &r->guest_advice;
+
+	if (!r->n_guest_what_if)
+		return;
+	fputs("\n| guest_halt_poll_ns | wakes | hits | hit % | hit % range | poll CPU s | miss CPU s | CPU % per CPU |\n"
+	      "|--:|--:|--:|--:|--:|--:|--:|--:|\n", out);
+	for (unsigned int i = 0; i < r->n_guest_what_if; i++) {
+		const struct hs_guest_whatif_row *w = &r->guest_what_if[i];
+		bool pick = a->valid && w->guest_halt_poll_ns == a->halt_poll_ns;
+
+		if (i && !pick && md_guest_same(w, w - 1))
+			continue;
+		fprintf(out, "| %s%" PRIu64 "%s | %" PRIu64 " | %" PRIu64 " | %.1f | %.1f-%.1f | %.3f | %.3f | %.1f |\n",
+			pick ? "**" : "", w->guest_halt_poll_ns, pick ? "**" : "", w->wakes, w->hits,
+			isfinite(w->hit_rate) ? w->hit_rate * 100 : 0.0,
+			isfinite(w->hit_rate_low) ? w->hit_rate_low * 100 : 0.0,
+			isfinite(w->hit_rate_high) ? w->hit_rate_high * 100 : 0.0,
+			isfinite(w->poll_cpu_s) ? w->poll_cpu_s : 0.0,
+			isfinite(w->miss_cpu_s) ? w->miss_cpu_s : 0.0,
+			isfinite(w->poll_cpu_pct_per_cpu) ? w->poll_cpu_pct_per_cpu : 0.0);
+	}
+}
+
+/* The reasons as one paragraph, sentences as the model has them. */
+static void md_guest_reasons(FILE *out, const char *p)
+{
+	bool first = true;
+
+	while (p && *p) {
+		size_t len = strcspn(p, "\n");
+
+		if (len) {
+			fputs(first ? "" : " ", out);
+			md_esc(out, p, len);
+			first = false;
+		}
+		p += len + (p[len] == '\n');
+	}
+	if (!first)
+		fputc('\n', out);
+}
+
+static void md_guest_advice(FILE *out, const struct hs_report *r)
+{
+	const struct hs_advice *a = &r->guest_advice;
+
+	if (!a->valid && !a->text)
+		return;
+	fputs("\n#### Guest layer (this machine's own idle toward its hypervisor): ", out);
+	if (a->valid)
+		fprintf(out, "`guest_halt_poll_ns=%" PRIu64 "`\n\nobjective ", a->halt_poll_ns);
+	else
+		fputs("no suggestion\n\nobjective ", out);
+	MD_FIELD(out, a->objective);
+	fputs(", confidence ", out);
+	MD_FIELD(out, a->confidence);
+	for (unsigned int i = 0; i < a->nfindings; i++) {
+		fputs(i ? ", " : "; findings (guest layer): ", out);
+		md_esc(out, a->findings[i] ? a->findings[i] : "", SIZE_MAX);
+	}
+	fputs("\n\n<details><summary>Why, and the guest what-if (the haltpoll governor replayed at each guest_halt_poll_ns; a value that replays as the one above is left out)</summary>\n\n", out);
+	md_guest_reasons(out, a->text);
+	md_guest_whatif(out, r);
+	fputs("\n</details>\n", out);
+}
+
 int hs_report_write_markdown(FILE *out, const struct hs_report *rep,
 			     const struct hs_text_opts *opts)
 {
@@ -378,8 +460,10 @@ int hs_report_write_markdown(FILE *out, const struct hs_report *rep,
 		if (opts->show_histograms)
 			ret = md_histograms(out, rep, opts);
 	}
-	if (!ret && opts->show_advice)
+	if (!ret && opts->show_advice) {
 		md_advice(out, rep);
+		md_guest_advice(out, rep);
+	}
 	if (!ret && opts->command) {
 		fputs("\n---\nMade by haltstat " HS_VERSION " with:\n\n", out);
 		md_code_block(out, "sh", opts->command);

@@ -718,6 +718,10 @@ int hs_report_write_text(FILE *out, const struct hs_report *rep, const struct hs
 		fputc('\n', out);
 		if (hs_advice_write_text(out, rep, opts))
 			return HS_ERR_OUTPUT;
+	} else if (opts->show_advice && hs_advice_has_guest(rep)) {
+		/* no halts of VMs to advise on: the guest layer alone */
+		if (hs_guest_advice_write_text(out, rep, opts))
+			return HS_ERR_OUTPUT;
 	}
 	if (fflush(out) || ferror(out))
 		return HS_ERR_OUTPUT;

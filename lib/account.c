@@ -79,6 +79,8 @@ void hs_account_free(struct hs_account *a)
 	for (i = 0; i < a->nvcpus; i++)
 		hs_vcpu_free(a->vcpus[i]);
 	free(a->vcpus);
+	for (i = 0; i < a->nguest; i++)
+		hs_guest_whatif_free(a->guest[i].whatif);
 	free(a->guest);
 	free(a->threads);
 	free(a->procs);
@@ -191,16 +193,20 @@ struct hs_vcpu_acct *hs_vcpu_get(struct hs_account *a, int tid, uint64_t ts)
 struct hs_guest_cpu_acct *hs_guest_get(struct hs_account *a, int cpu, uint64_t ts)
 {
 	long i = hs_imap_get(&a->guest_map, cpu);
+	struct hs_guest_whatif *whatif = NULL;
 	struct hs_guest_cpu_acct *g;
 
 	if (i >= 0)
 		return &a->guest[i];
 	if (hs_account_full(a, a->nguest, HS_ACCOUNT_MAX_GUEST_CPUS))
 		return NULL;
-	if (hs_array_reserve((void **)&a->guest, &a->cap_guest, a->nguest, sizeof(*a->guest)))
+	if (!a->opts.no_whatif && !(whatif = hs_guest_whatif_alloc(&a->meta)))
 		return NULL;
-	if (hs_imap_put(&a->guest_map, cpu, a->nguest))
+	if (hs_array_reserve((void **)&a->guest, &a->cap_guest, a->nguest, sizeof(*a->guest)) ||
+	    hs_imap_put(&a->guest_map, cpu, a->nguest)) {
+		hs_guest_whatif_free(whatif);
 		return NULL;
+	}
 	g = &a->guest[a->nguest++];
 	memset(g, 0, sizeof(*g));
 	g->cpu = cpu;
@@ -209,6 +215,7 @@ struct hs_guest_cpu_acct *hs_guest_get(struct hs_account *a, int cpu, uint64_t t
 	g->window = HS_WINDOW_UNKNOWN;
 	g->first_ts = ts;
 	g->last_ts = ts;
+	g->whatif = whatif;
 	return g;
 }
 
@@ -430,6 +437,8 @@ static int hs_account_guest_event(struct hs_account *a, const struct hs_event *e
 		hs_guest_idle(g, ev);
 	else
 		hs_guest_poll_ns(g, ev);
+	if (g->whatif)
+		hs_guest_whatif_event(g->whatif, ev);
 	return 0;
 }
 
@@ -486,6 +495,8 @@ static void hs_guest_forget(struct hs_guest_cpu_acct *g)
 	g->window = HS_WINDOW_UNKNOWN;
 	g->cur_state = -1;
 	g->poll_pending = false;
+	if (g->whatif)
+		hs_guest_whatif_break(g->whatif);
 }
 
 void hs_account_lost(struct hs_account *a, int cpu, uint64_t count, bool count_known)
@@ -537,8 +548,11 @@ void hs_account_finish(struct hs_account *a)
 		if (v->whatif)
 			hs_whatif_finish(v->whatif, span);
 	}
-	for (i = 0; i < a->nguest; i++)
+	for (i = 0; i < a->nguest; i++) {
 		hs_guest_finish(&a->guest[i], end);
+		if (a->guest[i].whatif)
+			hs_guest_whatif_finish(a->guest[i].whatif, span);
+	}
 }
 
 unsigned int hs_account_nvcpus(const struct hs_account *a)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "event.h"
+#include "guest_whatif.h"
 #include "hist.h"
 #include "meta.h"
 #include "whatif.h"
@@ -73,6 +74,7 @@ struct hs_guest_cpu_acct {
 	double window_area;
 	uint64_t window_time;
 	uint64_t first_ts, last_ts;
+	struct hs_guest_whatif *whatif;	/* NULL when opts.no_whatif */
 };
 
 struct hs_thread_info {

@@ -101,6 +101,8 @@ void hs_account_cut(struct hs_account *a, uint64_t ts)
 			g->residency_ns[hs_idle_slot(g->cur_state)] += a->last_ts - g->cur_since;
 			g->cur_since = a->last_ts;
 		}
+		if (g->whatif)
+			hs_guest_whatif_finish(g->whatif, span);
 		hs_window_advance(g->window, &g->window_since_ts, a->last_ts, &g->window_area,
 				  &g->window_time);
 	}

@@ -24,18 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "advice_priv.h"
 #include "era.h"
 #include "report.h"
 
 #define HS_ADV_DELTA_MIN 5000
 #define HS_ADV_DELTA_MAX 100000
 #define HS_ADV_MIN_VCPU_HALTS 50	/* vCPUs with fewer do not set the budget */
-
-struct hs_adv_objective {
-	const char *name;
-	double lambda;
-	double budget_pct;
-};
 
 static const struct hs_adv_objective hs_adv_objectives[] = {
 	{ "latency", 0.02, 50 },
@@ -65,7 +60,7 @@ struct hs_adv_ctx {
 	struct hs_advice *adv;
 };
 
-static const struct hs_adv_objective *hs_adv_objective_find(const char *name)
+const struct hs_adv_objective *hs_adv_objective_find(const char *name)
 {
 	for (size_t i = 0; i < sizeof(hs_adv_objectives) / sizeof(hs_adv_objectives[0]); i++)
 		if (name && !strcmp(name, hs_adv_objectives[i].name))
@@ -73,7 +68,7 @@ static const struct hs_adv_objective *hs_adv_objective_find(const char *name)
 	return &hs_adv_objectives[1];
 }
 
-static void hs_adv_finding(struct hs_advice *adv, const char *code)
+void hs_adv_finding(struct hs_advice *adv, const char *code)
 {
 	char **f, *s;
 
@@ -107,7 +102,7 @@ static void hs_adv_say(struct hs_adv_ctx *c, const char *fmt, ...)
 	fputc('\n', c->text);
 }
 
-static void hs_adv_confidence_lower(struct hs_advice *adv, const char *to)
+void hs_adv_confidence_lower(struct hs_advice *adv, const char *to)
 {
 	static const char *const order[] = { "high", "medium", "low" };
 	int cur = 0, want = 0;
@@ -449,31 +444,13 @@ static void hs_adv_polling_off(struct hs_adv_ctx *c)
 		return;
 	if (m > 0) {
 		hs_adv_finding(c->adv, "guest_haltpoll");
-		hs_adv_say(c, "Host polling looks off although halt_poll_ns is %lld: no window change and only tiny poll hits in %llu halts. The guest probably runs the cpuidle-haltpoll driver, which polls inside the guest and disables host polling; halt_poll_ns then has no effect on those vCPUs.",
+		hs_adv_say(c, "Host polling looks off although halt_poll_ns is %lld: no window change and only tiny poll hits in %llu halts. The guests in these VMs probably run the cpuidle-haltpoll driver, which polls inside them and turns this machine's polling off for their vCPUs; halt_poll_ns then has no effect on those vCPUs (their own guest_halt_poll_ns does).",
 			   (long long)m, (unsigned long long)rep->host.halts);
 	} else {
 		hs_adv_finding(c->adv, "host_polling_off");
-		hs_adv_say(c, "Host polling looks off: no window change and only tiny poll hits in %llu halts (halt_poll_ns 0, or the guest's cpuidle-haltpoll driver disabled it).",
+		hs_adv_say(c, "Host polling looks off: no window change and only tiny poll hits in %llu halts (halt_poll_ns 0, or the cpuidle-haltpoll driver inside these VMs disabled it).",
 			   (unsigned long long)rep->host.halts);
 	}
-}
-
-static void hs_adv_guest_cpuidle(struct hs_adv_ctx *c)
-{
-	const struct hs_meta *m = &c->rep->meta;
-
-	if (!strcmp(m->cpuidle_governor, "haltpoll") && m->cpuidle_driver[0] &&
-	    strcmp(m->cpuidle_driver, "haltpoll")) {
-		hs_adv_finding(c->adv, "haltpoll_governor_mismatch");
-		hs_adv_say(c, "The cpuidle governor is haltpoll but the driver is %s: the governor is meant only for the haltpoll driver and can limit the CPU to POLL and C1; use another governor (menu, teo) or the cpuidle-haltpoll driver.",
-			   m->cpuidle_driver);
-	}
-	if (!strcmp(m->cpuidle_driver, "haltpoll")) {
-		hs_adv_finding(c->adv, "guest_haltpoll");
-		hs_adv_say(c, "The traced system runs the cpuidle-haltpoll driver: that guest polls itself and turns host polling off for its vCPUs, so tune guest_halt_poll_ns there rather than the host's halt_poll_ns.");
-		return;
-	}
-	hs_adv_polling_off(c);
 }
 
 static void hs_adv_apply(struct hs_adv_ctx *c, uint64_t ns)
@@ -588,11 +565,11 @@ static void hs_adv_no_data(struct hs_adv_ctx *c)
 {
 	hs_adv_finding(c->adv, "no_halts");
 	hs_adv_confidence_lower(c->adv, "low");
-	if (!c->rep->n_host_what_if)
+	if (!c->rep->n_host_what_if && c->rep->host.halts)
 		hs_adv_say(c, "No suggestion: the what-if replay was not run.");
 	else
 		hs_adv_say(c, "No suggestion: no kvm_vcpu_wakeup halts were recorded (is a VM running, and were the kvm events enabled?).");
-	hs_adv_guest_cpuidle(c);
+	hs_adv_polling_off(c);
 }
 
 void hs_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts)
@@ -631,7 +608,7 @@ void hs_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts)
 	hs_adv_confidence(&c);
 	hs_adv_periodic(&c, &s);
 	hs_adv_flapping(&c);
-	hs_adv_guest_cpuidle(&c);
+	hs_adv_polling_off(&c);
 	for (unsigned int i = 0; i < rep->nvms; i++)
 		hs_adv_vm(&c, &rep->vms[i], c.adv->halt_poll_ns);
 	hs_adv_apply(&c, c.adv->halt_poll_ns);

@@ -572,6 +572,43 @@ static void hs_report_header(struct hs_report *rep, const struct hs_account *acc
 		rep->lost_pct = (double)lost / ((double)rep->events_total + (double)lost) * 100;
 }
 
+/* A guest CPU's replay of the haltpoll governor, and its sum into the guest layer's totals. */
+static void hs_report_guest_whatif(struct hs_report *rep, struct hs_report_guest_cpu *r,
+				   const struct hs_guest_whatif *w)
+{
+	if (!w)
+		return;
+	r->n_what_if = hs_guest_whatif_rows(w, r->what_if);
+	hs_guest_whatif_selfcheck(w, &r->selfcheck);
+	r->halt_extra_ns = hs_guest_whatif_halt_extra_ns(w, &r->halt_extra_samples);
+	rep->guest_replayed = *hs_guest_whatif_params(w);
+	if (!r->n_what_if || !r->what_if[0].wakes)
+		return;
+	/* the metadata is the same for every CPU, and so are the candidates */
+	if (rep->n_guest_what_if && rep->n_guest_what_if != r->n_what_if)
+		return;
+	rep->n_guest_what_if = r->n_what_if;
+	hs_guest_whatif_rows_sum(rep->guest_what_if, r->what_if, r->n_what_if);
+	rep->active_guest_cpus++;
+}
+
+static void hs_report_guest_extra(struct hs_report *rep)
+{
+	double sum = 0, w = 0;
+
+	for (unsigned int i = 0; i < rep->nguest; i++) {
+		const struct hs_report_guest_cpu *g = &rep->guest[i];
+		double wakes = g->n_what_if ? (double)g->what_if[0].wakes : 0;
+
+		sum += (double)g->halt_extra_ns * wakes;
+		w += wakes;
+	}
+	rep->guest_halt_extra_ns = w ? (uint64_t)(sum / w + 0.5) : 0;
+	for (unsigned int j = 0; j < rep->n_guest_what_if; j++)
+		rep->guest_what_if[j].poll_cpu_pct_per_cpu = rep->guest_what_if[j].poll_cpu_pct /
+			(rep->active_guest_cpus ? rep->active_guest_cpus : 1);
+}
+
 static int hs_report_guest(struct hs_report *rep, const struct hs_account *acct)
 {
 	unsigned int i, n = hs_account_nguest(acct);
@@ -595,8 +632,10 @@ static int hs_report_guest(struct hs_report *rep, const struct hs_account *acct)
 			r->window_mean_ns = g->window_area / (double)g->window_time;
 		else
 			r->window_mean_ns = g->window >= 0 ? (double)g->window : -1;
+		hs_report_guest_whatif(rep, r, g->whatif);
 	}
 	rep->nguest = n;
+	hs_report_guest_extra(rep);
 	return 0;
 }
 
@@ -767,8 +806,10 @@ int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
 	}
 	hs_report_rates(rep, rep->duration_s);
 	hs_report_warnings(rep, acct, filter, filtered_out);
-	if (advice && advice->enabled)
+	if (advice && advice->enabled) {
 		hs_advice_build(rep, advice);
+		hs_guest_advice_build(rep, advice);
+	}
 	return 0;
 }
 
@@ -791,6 +832,7 @@ void hs_report_free(struct hs_report *rep)
 	free(rep->vm_order);
 	free(rep->vcpu_order);
 	hs_advice_free(&rep->advice);
+	hs_advice_free(&rep->guest_advice);
 	free(rep->guest);
 	free(rep->threads);
 	for (i = 0; i < rep->nwarnings; i++)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "account.h"
+#include "guest_whatif.h"
 #include "hist.h"
 #include "meta.h"
 #include "whatif.h"
@@ -43,9 +44,26 @@ struct hs_linear_hist {
 	uint64_t *wait;
 };
 
+/*
+ * Which machine a finding is about. A recording can hold two layers: the
+ * VMs this machine runs (kvm events; tuned by this machine's halt_poll_ns)
+ * and this machine's own idle as a guest of its hypervisor (power events;
+ * tuned by its guest_halt_poll_ns). A nested KVM host has both.
+ */
+enum hs_layer {
+	HS_LAYER_HOST,			/* "host": this machine's KVM polling for its VMs */
+	HS_LAYER_GUEST,			/* "guest": this machine's own idle toward its hypervisor */
+};
+
+static inline const char *hs_layer_name(enum hs_layer l)
+{
+	return l == HS_LAYER_GUEST ? "guest" : "host";
+}
+
 struct hs_advice {
 	bool valid;
-	uint64_t halt_poll_ns;		/* the suggestion */
+	enum hs_layer layer;		/* of the suggestion and every finding */
+	uint64_t halt_poll_ns;		/* the suggestion (guest layer: guest_halt_poll_ns) */
 	char objective[16];		/* latency | balanced | cpu */
 	char confidence[16];		/* high | medium | low */
 	double max_poll_cpu_pct;	/* the per-vCPU budget applied */
@@ -107,6 +125,12 @@ struct hs_report_guest_cpu {
 	uint64_t grows, shrinks;
 	double window_mean_ns;		/* -1 unknown */
 	int64_t window_last_ns;
+	/* the haltpoll governor replayed at each candidate guest_halt_poll_ns */
+	struct hs_guest_whatif_row what_if[HS_GUEST_WHATIF_MAX_CANDIDATES];
+	unsigned int n_what_if;
+	struct hs_selfcheck selfcheck;	/* replayed_max_ns: the recorded guest_halt_poll_ns */
+	uint64_t halt_extra_ns;		/* what a halt costs past its wake: what a poll hit saves */
+	uint64_t halt_extra_samples;	/* halts after a timed-out poll it was estimated from */
 };
 
 /* Who a thread of the recording was (report --threads). */
@@ -141,6 +165,13 @@ struct hs_report {
 	struct hs_report_guest_cpu *guest;
 	unsigned int nguest;
 	char idle_state_name[HS_IDLE_STATES][32];	/* "" unknown */
+	/* the guest layer: this machine's own idle, all its CPUs together */
+	struct hs_guest_whatif_row guest_what_if[HS_GUEST_WHATIF_MAX_CANDIDATES];
+	unsigned int n_guest_what_if;
+	unsigned int active_guest_cpus;	/* with at least one replayed wake */
+	struct hs_haltpoll_params guest_replayed; /* the governor parameters replayed */
+	uint64_t guest_halt_extra_ns;	/* wakes-weighted over the CPUs */
+	struct hs_advice guest_advice;	/* layer guest: guest_halt_poll_ns */
 
 	/*
 	 * Display order, busiest first: most polling CPU, then most halts, then
@@ -195,6 +226,8 @@ void hs_report_warn(struct hs_report *rep, const char *fmt, ...)
 
 /* Fills rep->advice and each VM's advice from the what-if rows. lib/advice.c */
 void hs_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts);
+/* Fills rep->guest_advice from the guest what-if rows. lib/guest_advice.c */
+void hs_guest_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts);
 void hs_advice_free(struct hs_advice *adv);
 
 #endif

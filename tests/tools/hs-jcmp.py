@@ -11,6 +11,8 @@ import json, sys
 a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
 mode = sys.argv[3] if len(sys.argv) > 3 else ''
 DROP = {'source', 'format'}
+# ts: the guest replay is built on idle residencies, i.e. on timestamps
+GUEST_TS = {'what_if', 'selfcheck', 'halt_extra_ns', 'halt_extra_samples'}
 if mode.startswith('meta'):
     # rank: ties in the busiest-first order fall back on VM names, from the trailer
     DROP |= {'record_seconds', 'kernel', 'params', 'advice', 'selfcheck', 'vms', 'tgid', 'vm',
@@ -18,7 +20,7 @@ if mode.startswith('meta'):
 if mode.endswith('ts'):
     DROP |= {'duration_s', 'first_ts_ns', 'last_ts_ns', 'halts_per_s', 'flaps_per_s',
              'poll_cpu_pct', 'poll_cpu_pct_per_vcpu', 'mean_ns', 'residency_ns', 'residency_pct',
-             'idle_pct', 'advice', 'kvm'}
+             'idle_pct', 'advice', 'kvm', 'guest_what_if', 'guest_advice'}
 KVM_WORDS = ('kvm was loaded', 'no kvm event formats', 'whether kvm was loaded')
 def norm(x):
     if isinstance(x, dict):
@@ -28,6 +30,8 @@ def norm(x):
                 continue
             if k == 'vcpus':
                 v = sorted(v, key=lambda t: t['tid'])
+            if k == 'guest' and mode.endswith('ts'):
+                v = [{g: w for g, w in c.items() if g not in GUEST_TS} for c in v]
             if k == 'warnings' and 'kvm' in DROP:
                 v = [w for w in v if not any(s in w for s in KVM_WORDS)]
             out[k] = norm(v)

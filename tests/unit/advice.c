@@ -110,11 +110,13 @@ static void advise(struct fixture *f, const char *objective, double budget)
 
 	snprintf(o.objective, sizeof(o.objective), "%s", objective);
 	hs_advice_build(&f->rep, &o);
+	hs_guest_advice_build(&f->rep, &o);
 }
 
 static void fx_free(struct fixture *f)
 {
 	hs_advice_free(&f->rep.advice);
+	hs_advice_free(&f->rep.guest_advice);
 	for (unsigned int i = 0; i < f->rep.nvms; i++)
 		hs_advice_free(&f->vms[i].advice);
 }
@@ -215,12 +217,21 @@ static void test_guest_findings(void)
 	snprintf(f.rep.meta.cpuidle_governor, sizeof(f.rep.meta.cpuidle_governor), "haltpoll");
 	snprintf(f.rep.meta.cpuidle_driver, sizeof(f.rep.meta.cpuidle_driver), "intel_idle");
 	advise(&f, "balanced", 0);
-	CHECK(has_finding(&f.rep.advice, "haltpoll_governor_mismatch") &&
-	      !has_finding(&f.rep.advice, "guest_haltpoll"), "advice_governor_mismatch");
+	/* the recording machine's own cpuidle is the guest layer's, never the host's */
+	CHECK(has_finding(&f.rep.guest_advice, "haltpoll_governor_mismatch") &&
+	      !has_finding(&f.rep.advice, "haltpoll_governor_mismatch") &&
+	      !has_finding(&f.rep.guest_advice, "self_haltpoll"), "advice_governor_mismatch");
 	snprintf(f.rep.meta.cpuidle_driver, sizeof(f.rep.meta.cpuidle_driver), "haltpoll");
 	advise(&f, "balanced", 0);
-	CHECK(has_finding(&f.rep.advice, "guest_haltpoll") &&
-	      !has_finding(&f.rep.advice, "haltpoll_governor_mismatch"), "advice_guest_haltpoll_driver");
+	CHECK(has_finding(&f.rep.guest_advice, "self_haltpoll") &&
+	      !has_finding(&f.rep.advice, "guest_haltpoll") &&
+	      !has_finding(&f.rep.guest_advice, "haltpoll_governor_mismatch"),
+	      "advice_self_haltpoll_driver");
+	CHECK(f.rep.advice.layer == HS_LAYER_HOST && f.rep.guest_advice.layer == HS_LAYER_GUEST &&
+	      !f.rep.guest_advice.valid && f.rep.guest_advice.text &&
+	      strstr(f.rep.guest_advice.text, "record with --guest") &&
+	      strstr(f.rep.guest_advice.text, "Its halt_poll_ns still applies to the VMs it runs"),
+	      "advice_self_haltpoll_layers_apart");
 	fx_free(&f);
 
 	/* halt_poll_ns 200000 but the kernel never polled: host polling was turned off */
@@ -268,12 +279,75 @@ static void test_per_vm(void)
 	fx_free(&f);
 }
 
+static void guest_row(struct hs_guest_whatif_row *r, uint64_t g, uint64_t hits, double poll_s)
+{
+	memset(r, 0, sizeof(*r));
+	r->guest_halt_poll_ns = g;
+	r->wakes = 10000;
+	r->hits = r->hits_low = r->hits_high = hits;
+	r->halts = r->wakes - hits;
+	r->hit_rate = r->hit_rate_low = r->hit_rate_high = hits / 10000.0;
+	r->poll_cpu_s = r->poll_cpu_s_low = r->poll_cpu_s_high = poll_s;
+	r->poll_cpu_pct = r->poll_cpu_pct_per_cpu = poll_s / 10 * 100;
+}
+
+/*
+ * The guest layer's pick, by hand: halt extra cost 20 us, over 10 s. At
+ * 50000, 9000 hits for 0.1 CPU-s (1% of a CPU); at 200000, 9500 hits for
+ * 5 CPU-s (50%). balanced (lambda 0.2): U = 20000*9000 - 0.2*1e8 = 1.6e8
+ * against 20000*9500 - 0.2*5e9 < 0, so 50000; a 0.5% budget leaves only 0.
+ */
+static void test_guest_suggestion(void)
+{
+	static struct hs_report_guest_cpu cpu;
+	struct fixture f;
+
+	fx_init(&f, "6.18.44-fc", 200000);
+	snprintf(f.rep.meta.cpuidle_driver, sizeof(f.rep.meta.cpuidle_driver), "haltpoll");
+	f.rep.meta.guest_halt_poll_ns = 200000;
+	memset(&cpu, 0, sizeof(cpu));
+	guest_row(&f.rep.guest_what_if[0], 0, 0, 0);
+	guest_row(&f.rep.guest_what_if[1], 50000, 9000, 0.1);
+	guest_row(&f.rep.guest_what_if[2], 200000, 9500, 5);
+	memcpy(cpu.what_if, f.rep.guest_what_if, sizeof(cpu.what_if));
+	cpu.n_what_if = 3;
+	cpu.halt_extra_ns = 20000;
+	cpu.selfcheck.halts_compared = cpu.selfcheck.halts_agreeing = 9000;
+	f.rep.guest = &cpu;
+	f.rep.nguest = 1;
+	f.rep.n_guest_what_if = 3;
+	f.rep.active_guest_cpus = 1;
+	f.rep.guest_halt_extra_ns = 20000;
+	hs_haltpoll_defaults(&f.rep.guest_replayed);
+	advise(&f, "balanced", 0);
+	CHECK(f.rep.guest_advice.valid && f.rep.guest_advice.halt_poll_ns == 50000 &&
+	      !strcmp(f.rep.guest_advice.confidence, "high") &&
+	      strstr(f.rep.guest_advice.text, "Apply: echo 50000 > /sys/module/haltpoll/parameters/guest_halt_poll_ns"),
+	      "guest_advice_balanced");
+	CHECK(!has_finding(&f.rep.advice, "self_haltpoll") && has_finding(&f.rep.guest_advice, "self_haltpoll"),
+	      "guest_advice_finding_layer");
+	advise(&f, "balanced", 0.5);
+	CHECK(f.rep.guest_advice.valid && f.rep.guest_advice.halt_poll_ns == 0, "guest_advice_budget");
+	/* a wide interval at the pick is said */
+	f.rep.guest_what_if[1].hits_low = 6000;
+	f.rep.guest_what_if[1].hit_rate_low = 0.6;
+	advise(&f, "balanced", 0);
+	CHECK(has_finding(&f.rep.guest_advice, "guest_cliff"), "guest_advice_cliff");
+	/* another cpuidle driver: the governor does not run there, no suggestion */
+	snprintf(f.rep.meta.cpuidle_driver, sizeof(f.rep.meta.cpuidle_driver), "intel_idle");
+	advise(&f, "balanced", 0);
+	CHECK(!f.rep.guest_advice.valid && has_finding(&f.rep.guest_advice, "self_not_haltpoll"),
+	      "guest_advice_other_driver");
+	fx_free(&f);
+}
+
 int main(void)
 {
 	test_1724614();
 	test_objectives();
 	test_confidence();
 	test_guest_findings();
+	test_guest_suggestion();
 	test_flapping();
 	test_per_vm();
 	return CHECK_DONE();
