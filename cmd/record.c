@@ -34,6 +34,7 @@ struct record_params {
 	int pids[HS_CAPTURE_MAX_PIDS];
 	int npids;
 	bool host, guest;
+	bool sched;			/* --sched: who else runs on the vCPUs' CPUs */
 	const char *extra[HS_CAPTURE_MAX_EVENTS];
 	unsigned int nextra;
 	unsigned int buffer_kib;
@@ -158,6 +159,8 @@ static unsigned int record_events(const struct record_params *p, const char **ev
 
 	for (int k = HS_EV_VCPU_WAKEUP; k <= HS_EV_ANALYSED_LAST; k++) {
 		if (hs_ev_host_side(k) ? !p->host : !p->guest)
+			continue;
+		if (hs_ev_sched(k) && !p->sched)
 			continue;
 		ev[n] = hs_ev_full_name(k);
 		req[n++] = false;

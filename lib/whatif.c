@@ -74,6 +74,7 @@ const unsigned int hs_whatif_default_ncandidates =
 struct hs_whatif_rec {
 	uint64_t ns;
 	int64_t window;		/* window in force, -1 unknown */
+	uint64_t poll_cut;	/* hs_whatif_halt's poll_cut_ns */
 	uint32_t chg_new, chg_old;
 	bool waited, valid, reliable, has_change, grow;
 };
@@ -280,7 +281,8 @@ static void hs_whatif_check(struct hs_whatif *w, const struct hs_whatif_rec *r)
 		w->check_seeded = true;
 	}
 	compare = w->check_seeded;
-	change = hs_sim_halt(&w->check, hs_whatif_time_to_wake(w, r), r->valid, &hit);
+	change = hs_sim_halt_cut(&w->check, hs_whatif_time_to_wake(w, r), r->valid, r->poll_cut,
+				 &hit);
 	if (!compare)
 		return;
 	/* waited == 0 without a window is a wake that beat the block, not a poll hit */
@@ -337,7 +339,8 @@ static void hs_whatif_replay(struct hs_whatif *w, const struct hs_whatif_rec *r)
 		hs_whatif_keep_gap(w, d);
 
 	if (w->ncand)
-		hs_whatif_batch_halt(&w->batch, w->ncand, &w->cand[0].p, d, r->valid);
+		hs_whatif_batch_halt(&w->batch, w->ncand, &w->cand[0].p, d, r->valid,
+				     r->poll_cut);
 	hs_whatif_infer_max(w, r);
 	hs_whatif_check(w, r);
 }
@@ -384,11 +387,12 @@ static bool hs_whatif_buffer(struct hs_whatif *w, const struct hs_whatif_rec *r)
 
 void hs_whatif_halt(struct hs_whatif *w, const struct hs_wakeup *wakeup,
 		    const struct hs_poll_change *change, int64_t window_ns,
-		    bool data_reliable)
+		    bool data_reliable, uint64_t poll_cut_ns)
 {
 	struct hs_whatif_rec r = {
 		.ns = wakeup->ns,
 		.window = window_ns < 0 ? -1 : window_ns,
+		.poll_cut = poll_cut_ns,
 		.waited = wakeup->waited,
 		.valid = wakeup->valid != 0,	/* -1: the kernel had no such field */
 		.reliable = data_reliable,

@@ -200,7 +200,7 @@ static bool soa_case(enum hs_kernel_era era, int64_t grow, int64_t shrink)
 		struct hs_wakeup wk = { .ns = r % 400000, .waited = r >> 40 & 1,
 					.valid = (r >> 41) % 50 ? 1 : 0 };
 
-		hs_whatif_halt(w, &wk, NULL, -1, true);
+		hs_whatif_halt(w, &wk, NULL, -1, true, HS_POLL_CUT_UNKNOWN);
 	}
 	hs_whatif_finish(w, 1000000000);
 	delta = hs_whatif_wake_overhead_ns(w);
