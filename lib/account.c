@@ -272,10 +272,13 @@ static void hs_vcpu_wait(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t 
  * When the halt's poll would have ended for another task runnable on the
  * vCPU thread's CPU (the event's: the thread runs there when it logs the
  * wakeup), from the halt's start (ts - ns); HS_POLL_CUT_UNKNOWN without
- * sched events for that CPU.
+ * sched events for that CPU. A thread that went to sleep before the window
+ * in force ran out had its poll ended by something the events do not name
+ * (need_resched() set from elsewhere, say): that ends the poll as well, at
+ * any setting.
  */
 static uint64_t hs_vcpu_contention(struct hs_account *a, struct hs_vcpu_acct *v,
-				   const struct hs_event *ev)
+				   const struct hs_event *ev, int64_t window)
 {
 	uint64_t ns = ev->wakeup.ns, start = ev->ts > ns ? ev->ts - ns : 0;
 	struct hs_runq_halt h;
@@ -291,6 +294,9 @@ static uint64_t hs_vcpu_contention(struct hs_account *a, struct hs_vcpu_acct *v,
 		v->contended_halts++;
 		v->contended_ns = hs_add_sat(v->contended_ns, h.busy_ns);
 	}
+	if (window > 0 && ev->wakeup.waited && h.slept_ns < (uint64_t)window &&
+	    h.slept_ns < h.cut_ns)
+		h.cut_ns = h.slept_ns;
 	return h.cut_ns == UINT64_MAX ? HS_POLL_CUT_NONE : h.cut_ns;
 }
 
@@ -313,7 +319,7 @@ static void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
 		hs_linear_add(a, v->linear_poll, w->ns);
 	}
 	hs_account_halt(&v->all, v->whatif, w, change, window, !v->unreliable,
-			hs_vcpu_contention(a, v, ev));
+			hs_vcpu_contention(a, v, ev, window));
 	v->has_pending = false;
 	v->unreliable = false;
 }

@@ -18,6 +18,7 @@ struct hs_runq_mark {
 	uint64_t ts;
 	uint32_t n;
 	int32_t sole;
+	int32_t left;		/* the task that went to sleep here, 0: none */
 };
 
 struct hs_runq_cpu {
@@ -92,17 +93,17 @@ static struct hs_runq_where *runq_where(struct hs_runq *q, int32_t pid)
 	return &q->where[((uint32_t)pid * 2654435761u) >> 20 & (HS_RUNQ_WHERE - 1)];
 }
 
-/* A change of the runqueue's summary at ts goes into the history. */
-static void runq_mark(struct hs_runq_cpu *c, uint64_t ts, bool force)
+/* A change of the runqueue's summary at ts goes into the history; left: who went to sleep. */
+static void runq_mark(struct hs_runq_cpu *c, uint64_t ts, bool force, int32_t left)
 {
 	uint32_t n = c->overflow ? HS_RUNQ_MANY : c->n;
 	int32_t sole = n == 1 ? c->pids[0] : -1;
 	struct hs_runq_mark *last = c->count ?
 		&c->hist[(c->head + HS_RUNQ_HISTORY - 1) % HS_RUNQ_HISTORY] : NULL;
 
-	if (!force && last && last->n == n && last->sole == sole)
+	if (!force && !left && last && last->n == n && last->sole == sole)
 		return;
-	c->hist[c->head] = (struct hs_runq_mark){ ts, n, sole };
+	c->hist[c->head] = (struct hs_runq_mark){ ts, n, sole, left };
 	c->head = (c->head + 1) % HS_RUNQ_HISTORY;
 	if (c->count < HS_RUNQ_HISTORY)
 		c->count++;
@@ -128,7 +129,7 @@ static void runq_add(struct hs_runq *q, struct hs_runq_cpu *c, int cpu, int32_t 
 		struct hs_runq_cpu *old = q->cpu[w->cpu];
 
 		if (old && runq_remove(old, pid))
-			runq_mark(old, ts, false);
+			runq_mark(old, ts, false, 0);
 	}
 	w->pid = pid;
 	w->cpu = cpu;
@@ -144,6 +145,7 @@ static void runq_add(struct hs_runq *q, struct hs_runq_cpu *c, int cpu, int32_t 
 void hs_runq_switch(struct hs_runq *q, uint64_t ts, int cpu, const struct hs_sched_switch *sw)
 {
 	struct hs_runq_cpu *c = runq_cpu(q, cpu);
+	int32_t left = 0;
 	bool first;
 
 	if (!c)
@@ -153,8 +155,10 @@ void hs_runq_switch(struct hs_runq *q, uint64_t ts, int cpu, const struct hs_sch
 		c->known = true;
 		c->known_since = ts;
 	}
-	if (!sw->prev_runnable && sw->prev_pid > 0)
+	if (!sw->prev_runnable && sw->prev_pid > 0) {
 		runq_remove(c, sw->prev_pid);
+		left = sw->prev_pid;
+	}
 	if (sw->next_pid <= 0) {
 		/* idle runs only on an empty runqueue: whatever was left is stale */
 		c->n = 0;
@@ -162,7 +166,7 @@ void hs_runq_switch(struct hs_runq *q, uint64_t ts, int cpu, const struct hs_sch
 	} else {
 		runq_add(q, c, cpu, sw->next_pid, ts);
 	}
-	runq_mark(c, ts, first);
+	runq_mark(c, ts, first, left);
 }
 
 void hs_runq_wakeup(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup *wk)
@@ -175,7 +179,7 @@ void hs_runq_wakeup(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup
 	if (!c)
 		return;
 	runq_add(q, c, wk->target_cpu, wk->pid, ts);
-	runq_mark(c, ts, false);
+	runq_mark(c, ts, false, 0);
 }
 
 static void runq_forget(struct hs_runq_cpu *c)
@@ -212,7 +216,7 @@ void hs_runq_halt(const struct hs_runq *q, int cpu, int tid, uint64_t start, uin
 	bool busy;
 	uint64_t since;
 
-	*out = (struct hs_runq_halt){ .known = false, .cut_ns = UINT64_MAX };
+	*out = (struct hs_runq_halt){ .known = false, .cut_ns = UINT64_MAX, .slept_ns = UINT64_MAX };
 	if (!c || !c->known || c->known_since > start || !c->count)
 		return;
 	for (;;) {
@@ -238,6 +242,8 @@ void hs_runq_halt(const struct hs_runq *q, int cpu, int tid, uint64_t start, uin
 			continue;	/* another CPU's clock a little behind */
 		if (busy)
 			out->busy_ns += m->ts - since;
+		if (m->left == tid && out->slept_ns == UINT64_MAX)
+			out->slept_ns = m->ts - start;
 		busy = runq_other(m, tid);
 		since = m->ts;
 		if (busy && out->cut_ns == UINT64_MAX)

@@ -40,6 +40,7 @@ struct hs_runq_halt {
 	bool known;		/* the CPU's runqueue was tracked over the whole halt */
 	uint64_t cut_ns;	/* from start to another task runnable; UINT64_MAX none */
 	uint64_t busy_ns;	/* time within the halt with another task runnable */
+	uint64_t slept_ns;	/* from start to tid going to sleep there; UINT64_MAX none */
 };
 
 void hs_runq_halt(const struct hs_runq *q, int cpu, int tid, uint64_t start, uint64_t end,
