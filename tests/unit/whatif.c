@@ -179,6 +179,14 @@ static uint64_t soa_rand(uint64_t *s)
 	return *s;
 }
 
+/* A quarter of the halts have their poll cut somewhere (another task runnable), some at once. */
+static uint64_t soa_cut(uint64_t r)
+{
+	if ((r >> 50) % 4)
+		return (r >> 52) % 2 ? HS_POLL_CUT_NONE : HS_POLL_CUT_UNKNOWN;
+	return (r >> 54) % 8 ? (r >> 20) % 300000 : 0;
+}
+
 static bool soa_case(enum hs_kernel_era era, int64_t grow, int64_t shrink)
 {
 	static const uint64_t cand[] = { 0, 7000, 15000, 33333, 200000, 5000000 };
@@ -200,7 +208,7 @@ static bool soa_case(enum hs_kernel_era era, int64_t grow, int64_t shrink)
 		struct hs_wakeup wk = { .ns = r % 400000, .waited = r >> 40 & 1,
 					.valid = (r >> 41) % 50 ? 1 : 0 };
 
-		hs_whatif_halt(w, &wk, NULL, -1, true, HS_POLL_CUT_UNKNOWN);
+		hs_whatif_halt(w, &wk, NULL, -1, true, soa_cut(r));
 	}
 	hs_whatif_finish(w, 1000000000);
 	delta = hs_whatif_wake_overhead_ns(w);
@@ -224,8 +232,8 @@ static bool soa_case(enum hs_kernel_era era, int64_t grow, int64_t shrink)
 			uint64_t r = soa_rand(&seed), ns = r % 400000;
 			bool waited = r >> 40 & 1;
 
-			hs_sim_halt(&sim, waited ? (ns > delta ? ns - delta : 0) : ns,
-				    (r >> 41) % 50 != 0, &hit);
+			hs_sim_halt_cut(&sim, waited ? (ns > delta ? ns - delta : 0) : ns,
+					(r >> 41) % 50 != 0, soa_cut(r), &hit);
 		}
 		ok = rows[c].halts == sim.halts && rows[c].hits == sim.hits &&
 		     rows[c].grows == sim.grows && rows[c].shrinks == sim.shrinks &&
