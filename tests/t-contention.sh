@@ -126,3 +126,48 @@ good = de > 10000 and abs(do - de) <= 0.3 * de
 print(("ok " if good else "not ok ") + "contention-delta-overcommit-within-30pct" +
       ("" if good else ": %.1f us overcommitted, %.1f us uncontended" % (do / 1e3, de / 1e3)))
 PY
+
+# --- record --sched on a KVM host: the scheduler's events of the vCPU's CPU only ---
+if ! need_kvm; then skip contention-record-sched "no usable /dev/kvm"; exit 0; fi
+if ! need_tracefs; then skip contention-record-sched "needs root and tracefs"; exit 0; fi
+[ "$(nproc)" -ge 2 ] || { skip contention-record-sched "one CPU: nothing to filter"; exit 0; }
+WL=${HS_BUILD:-$HS_TOP/build/rel}/tests/tools/hs-workload
+"$WL" -n 1 -H 100000 -g 40us,150us,800us -c 0 -w 1 --stall 20 -o "$TMP/wl.json" >/dev/null 2>&1 &
+wl=$!
+for _ in $(seq 50); do	# until its vCPU thread exists
+	ls -l "/proc/$wl/fd" 2>/dev/null | grep -q 'anon_inode:kvm-vcpu' && break
+	sleep 0.1
+done
+"$HALTSTAT" record --sched -d 1 -o "$TMP/rs.dat" >"$TMP/rs.out" 2>"$TMP/rs.err"
+rc=$?
+kill "$wl" 2>/dev/null; wait "$wl" 2>/dev/null
+check_eq contention-record-sched-exit 0 $rc
+"$HALTSTAT" report -i "$TMP/rs.dat" --json >"$TMP/rs.json" 2>/dev/null
+if have trace-cmd; then
+	trace-cmd report "$TMP/rs.dat" >"$TMP/rs.txt" 2>/dev/null
+	python3 - "$TMP/rs.txt" "$TMP/rs.json" <<'PY' || fail contention-record-sched-filtered "python failed"
+import json, re, sys
+sw = wk = 0
+bad = []
+for line in open(sys.argv[1]):
+    m = re.search(r"\[(\d+)\].*?(sched_switch|sched_wakeup):\s+(.*)", line)
+    if not m:
+        continue
+    cpu, ev, rest = int(m.group(1)), m.group(2), m.group(3)
+    if ev == "sched_switch":
+        sw += 1
+        if cpu != 0:
+            bad.append(line.strip())
+    else:
+        wk += 1
+        t = re.search(r"(?:CPU:|target_cpu=)(\d+)\s*$", rest)
+        if not t or int(t.group(1)) != 0:
+            bad.append(line.strip())
+d = json.load(open(sys.argv[2]))
+good = sw > 0 and wk > 0 and not bad and d["host"]["contention"]["known"]
+print(("ok " if good else "not ok ") + "contention-record-sched-filtered" +
+      ("" if good else ": %d switches, %d wakeups, outside CPU 0: %s" % (sw, wk, bad[:3])))
+PY
+else
+	skip contention-record-sched-filtered "trace-cmd missing"
+fi
