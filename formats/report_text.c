@@ -325,11 +325,14 @@ static void write_contention(const struct text_ctx *c)
 	for (unsigned int i = 0; i < r->nvcpus; i++) {
 		const struct hs_report_vcpu *v = vcpu_at(r, i);
 
-		if (!v->stats.sched_halts)
+		if (!v->stats.halts)
 			continue;
 		snprintf(who, sizeof(who), "%s vCPU %d (tid %d)",
 			 safe_name(name, sizeof(name), v->vm, sizeof(v->vm)), v->vcpu_index, v->tid);
-		write_contention_row(c, who, &v->stats);
+		if (v->stats.sched_halts)
+			write_contention_row(c, who, &v->stats);
+		else
+			fprintf(c->out, "  %-40s unknown (no sched events of its CPU)\n", who);
 	}
 	write_contention_row(c, "ALL (host total)", &r->host);
 }
