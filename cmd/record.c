@@ -22,6 +22,7 @@
 #include "../lib/evdecode.h"
 #include "../lib/parse.h"
 #include "../lib/sysinfo.h"
+#include "../lib/vcpu_cpus.h"
 #include "builtin.h"
 
 /* 8 MiB per CPU at buffer_percent 10 holds several seconds of 100k events/s. */
@@ -34,6 +35,8 @@ struct record_params {
 	int pids[HS_CAPTURE_MAX_PIDS];
 	int npids;
 	bool host, guest;
+	bool sched;			/* --sched: who else runs on the vCPUs' CPUs */
+	char sched_filter[2][4096];	/* sched_switch's and sched_wakeup's; "" none */
 	const char *extra[HS_CAPTURE_MAX_EVENTS];
 	unsigned int nextra;
 	unsigned int buffer_kib;
@@ -56,7 +59,7 @@ static void record_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: haltstat record [-o FILE] [-d DURATION] [-p PID[,PID]] [--host] [--guest]\n"
-		"                       [-e SYSTEM:EVENT]... [-m KIB] [-- COMMAND [ARGS]]\n"
+		"                       [--sched] [-e SYSTEM:EVENT]... [-m KIB] [-- COMMAND [ARGS]]\n"
 		"\n"
 		"Records KVM halt-polling events into a trace.dat (v6) that 'haltstat report'\n"
 		"and 'trace-cmd report' read, through a private tracefs instance.\n"
@@ -67,6 +70,9 @@ static void record_usage(FILE *out)
 		"      --host             host events: kvm:kvm_vcpu_wakeup, kvm:kvm_halt_poll_ns\n"
 		"      --guest            guest events: power:cpu_idle, power:guest_halt_poll_ns\n"
 		"                         (default: both, whichever exist here)\n"
+		"      --sched            also sched:sched_switch and sched:sched_wakeup on the CPUs\n"
+		"                         the vCPU threads may run on, so that report and advise\n"
+		"                         know when another task cut a poll short\n"
 		"  -e, --event SYS:EVENT  also record this event (repeatable; must exist)\n"
 		"  -m, --buffer KIB       ring buffer per CPU in KiB (default %u)\n"
 		"  -h, --help             this help\n"
@@ -89,6 +95,7 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 		{ "guest", no_argument, NULL, 'G' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "buffer", required_argument, NULL, 'm' },
+		{ "sched", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -122,6 +129,9 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 		case 'G':
 			p->guest = true;
 			break;
+		case 'S':
+			p->sched = true;
+			break;
 		case 'e':
 			if (p->nextra >= HS_CAPTURE_MAX_EVENTS - 4)
 				return cmd_usage_error("record", "too many -e events");
@@ -152,21 +162,66 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 	return 0;
 }
 
-static unsigned int record_events(const struct record_params *p, const char **ev, bool *req)
+static unsigned int record_events(const struct record_params *p, const char **ev, bool *req,
+				  const char **filter)
 {
 	unsigned int n = 0;
 
 	for (int k = HS_EV_VCPU_WAKEUP; k <= HS_EV_ANALYSED_LAST; k++) {
 		if (hs_ev_host_side(k) ? !p->host : !p->guest)
 			continue;
+		if (hs_ev_sched(k) && !p->sched)
+			continue;
+		filter[n] = NULL;
+		if (hs_ev_sched(k)) {
+			const char *f = p->sched_filter[k != HS_EV_SCHED_SWITCH];
+
+			filter[n] = f[0] ? f : NULL;
+		}
 		ev[n] = hs_ev_full_name(k);
-		req[n++] = false;
+		req[n++] = hs_ev_sched(k);
 	}
 	for (unsigned int i = 0; i < p->nextra; i++, n++) {
 		ev[n] = p->extra[i];
 		req[n] = true;
+		filter[n] = NULL;
 	}
 	return n;
+}
+
+/*
+ * --sched: the scheduler's events only where vCPU threads may run (they are
+ * many on a busy host). sched_switch is logged on the CPU that switches,
+ * sched_wakeup on the waker's, naming the wakee's target_cpu. No filter
+ * when the vCPUs may run anywhere, or when there is no vCPU yet.
+ */
+static void record_sched_filters(struct record_params *p)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned int ncpus = n > 0 && n < 65536 ? (unsigned int)n : 1, set = 0;
+	bool *cpus = calloc(ncpus, sizeof(*cpus));
+	int threads;
+
+	p->sched_filter[0][0] = p->sched_filter[1][0] = '\0';
+	if (!cpus)
+		return;
+	threads = hs_vcpu_cpus(p->pids, (unsigned int)p->npids, cpus, ncpus);
+	for (unsigned int i = 0; i < ncpus; i++)
+		set += cpus[i];
+	if (!threads)
+		fprintf(stderr, "haltstat record: --sched: no vCPU thread yet; scheduler events "
+			"are recorded on every CPU\n");
+	else if (set < ncpus &&
+		 (!hs_vcpu_cpus_filter("cpu", cpus, ncpus, p->sched_filter[0],
+				       sizeof(p->sched_filter[0])) ||
+		  !hs_vcpu_cpus_filter("target_cpu", cpus, ncpus, p->sched_filter[1],
+				       sizeof(p->sched_filter[1]))))
+		p->sched_filter[0][0] = p->sched_filter[1][0] = '\0';
+	if (p->npids)
+		fprintf(stderr, "haltstat record: --sched with --pid: the kernel keeps only the "
+			"scheduler events that involve those processes' threads, so other tasks "
+			"are seen only around them\n");
+	free(cpus);
 }
 
 static void record_signals(sigset_t *blocked, sigset_t *orig)
@@ -348,10 +403,11 @@ static int record_save(struct hs_capture *cap, struct hs_record_file *out,
 
 static int record_run(const struct record_params *p, const sigset_t *orig)
 {
-	const char *ev[HS_CAPTURE_MAX_EVENTS];
+	const char *ev[HS_CAPTURE_MAX_EVENTS], *filter[HS_CAPTURE_MAX_EVENTS];
 	bool req[HS_CAPTURE_MAX_EVENTS];
 	struct hs_capture_opts o = {
-		.events = ev, .required = req, .nevents = record_events(p, ev, req),
+		.events = ev, .required = req, .filters = filter,
+		.nevents = record_events(p, ev, req, filter),
 		.pids = p->pids, .npids = (unsigned int)p->npids, .buffer_kib = p->buffer_kib,
 		.identity = true,
 	};
@@ -409,6 +465,8 @@ int cmd_record(int argc, char **argv)
 	ret = record_parse_args(argc, argv, &p);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	if (p.sched && p.host)
+		record_sched_filters(&p);
 	record_signals(&blocked, &orig);
 	ret = record_run(&p, &orig);
 	sigprocmask(SIG_SETMASK, &orig, NULL);

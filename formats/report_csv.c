@@ -17,7 +17,8 @@ static const char *const csv_columns[] = {
 	"poll_misses", "nopoll_waits", "unknown_waits", "invalid", "hit_rate",
 	"halts_per_s", "sum_ns", "min_ns", "max_ns", "mean_ns", "p50_ns", "p90_ns",
 	"p99_ns", "p999_ns", "poll_cpu_s", "window_last_ns", "window_mean_ns",
-	"grows", "shrinks", "flaps",
+	"grows", "shrinks", "flaps", "contention_halts_tracked", "contention_halts",
+	"contention_halt_share", "contention_time_share",
 };
 
 /* Names sit in fixed arrays that may lack their NUL: never read past max. */
@@ -90,6 +91,15 @@ static void csv_row(FILE *out, const struct hs_report_vcpu *v)
 	csv_u64(out, s->grows);
 	csv_u64(out, s->shrinks);
 	csv_u64(out, s->flaps);
+	/* contention: empty when the recording has no sched events */
+	if (s->sched_halts) {
+		csv_u64(out, s->sched_halts);
+		csv_u64(out, s->contended_halts);
+		csv_num(out, s->contended_share, "%.6f");
+		csv_num(out, s->contended_time_share, "%.6f");
+	} else {
+		fputs(",,,,", out);
+	}
 	fputc('\n', out);
 }
 

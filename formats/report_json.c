@@ -111,6 +111,21 @@ static json_t *whatif_json(struct hs_jw *j, const struct hs_whatif_row *rows, un
 	return arr;
 }
 
+/* Halts with another task runnable on the vCPU's CPU; shares null when unknown. */
+static json_t *contention_json(struct hs_jw *j, const struct hs_halt_stats *s)
+{
+	json_t *o = json_object();
+	bool known = s->sched_halts > 0;
+
+	hs_jw_put(j, o, "known", json_boolean(known));
+	hs_jw_put(j, o, "halts_tracked", hs_jw_u64(s->sched_halts));
+	hs_jw_put(j, o, "halts_contended", hs_jw_u64(s->contended_halts));
+	hs_jw_put(j, o, "halt_share", known ? hs_jw_num_known(s->contended_share) : json_null());
+	hs_jw_put(j, o, "time_share", known ? hs_jw_num_known(s->contended_time_share) :
+					      json_null());
+	return o;
+}
+
 /* The counters and times every level (vCPU, VM, host) shares, flat in obj. */
 static void stats_json(struct hs_jw *j, json_t *obj, const struct hs_halt_stats *s)
 {
@@ -145,6 +160,7 @@ static void stats_json(struct hs_jw *j, json_t *obj, const struct hs_halt_stats 
 	hs_jw_put(j, w, "shrinks", hs_jw_u64(s->shrinks));
 	hs_jw_put(j, w, "flaps", hs_jw_u64(s->flaps));
 	hs_jw_put(j, obj, "window", w);
+	hs_jw_put(j, obj, "contention", contention_json(j, s));
 }
 
 static json_t *advice_json(struct hs_jw *j, const struct hs_advice *a,
@@ -342,6 +358,8 @@ static json_t *events_json(struct hs_jw *j, const struct hs_report *r)
 	hs_jw_put(j, o, "kvm_halt_poll_ns", hs_jw_u64(r->events_poll_ns));
 	hs_jw_put(j, o, "cpu_idle", hs_jw_u64(r->events_idle));
 	hs_jw_put(j, o, "guest_halt_poll_ns", hs_jw_u64(r->events_guest_poll));
+	hs_jw_put(j, o, "sched_switch", hs_jw_u64(r->events_sched_switch));
+	hs_jw_put(j, o, "sched_wakeup", hs_jw_u64(r->events_sched_wakeup));
 	return o;
 }
 

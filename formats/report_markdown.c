@@ -102,6 +102,21 @@ static void md_params(FILE *out, const struct hs_meta *m)
 	}
 }
 
+static void md_contention(FILE *out, const struct hs_halt_stats *h)
+{
+	if (!h->halts)
+		return;
+	if (!h->sched_halts || h->contended_share < 0) {
+		fputs("| contention | unknown (no sched events recorded) |\n", out);
+		return;
+	}
+	fprintf(out, "| contention | another task runnable on the vCPU's CPU during %.1f%% of "
+		"%" PRIu64 " halts", 100.0 * h->contended_share, h->sched_halts);
+	if (h->contended_time_share >= 0)
+		fprintf(out, " (%.1f%% of halt time)", 100.0 * h->contended_time_share);
+	fputs(" |\n", out);
+}
+
 static void md_facts(FILE *out, const struct hs_report *r)
 {
 	const struct hs_meta *m = &r->meta;
@@ -125,9 +140,13 @@ static void md_facts(FILE *out, const struct hs_report *r)
 	if (m->record_seconds >= 0)
 		fprintf(out, " (recorded for %.3f s)", m->record_seconds);
 	fprintf(out, " |\n| events | %" PRIu64 ": kvm_vcpu_wakeup %" PRIu64 ", kvm_halt_poll_ns %"
-		PRIu64 ", cpu_idle %" PRIu64 ", guest_halt_poll_ns %" PRIu64 " |\n",
+		PRIu64 ", cpu_idle %" PRIu64 ", guest_halt_poll_ns %" PRIu64,
 		r->events_total, r->events_wakeup, r->events_poll_ns, r->events_idle,
 		r->events_guest_poll);
+	if (r->events_sched_switch || r->events_sched_wakeup)
+		fprintf(out, ", sched_switch %" PRIu64 ", sched_wakeup %" PRIu64,
+			r->events_sched_switch, r->events_sched_wakeup);
+	fputs(" |\n", out);
 	if (!m->lost_known)
 		fputs("| lost events | unknown (the input does not say) |\n", out);
 	else if (m->lost_events || m->lost_unknown_places)
@@ -137,6 +156,7 @@ static void md_facts(FILE *out, const struct hs_report *r)
 	else
 		fputs("| lost events | 0 |\n", out);
 	fprintf(out, "| vCPU threads | %u in %u VM%s |\n", r->nvcpus, r->nvms, r->nvms == 1 ? "" : "s");
+	md_contention(out, &r->host);
 }
 
 static void md_warnings(FILE *out, const struct hs_report *r)

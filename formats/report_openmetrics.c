@@ -90,6 +90,38 @@ static uint64_t get_invalid(const struct hs_report_vcpu *v) { return v->stats.in
 static uint64_t get_grows(const struct hs_report_vcpu *v) { return v->stats.grows; }
 static uint64_t get_shrinks(const struct hs_report_vcpu *v) { return v->stats.shrinks; }
 
+static uint64_t get_sched_halts(const struct hs_report_vcpu *v) { return v->stats.sched_halts; }
+static uint64_t get_contended(const struct hs_report_vcpu *v) { return v->stats.contended_halts; }
+
+/* Contention is known only for the vCPUs the sched events covered: no series for the others. */
+static void om_contention(const struct om *om, const struct hs_report *rep)
+{
+	static const struct {
+		const char *name, *help;
+		om_u64_fn get;
+	} fam[] = {
+		{ "haltstat_sched_tracked_halts_total",
+		  "Halts whose CPU's runqueue the sched events covered (record --sched).",
+		  get_sched_halts },
+		{ "haltstat_contended_halts_total",
+		  "Tracked halts during which another task was runnable on the vCPU's CPU.",
+		  get_contended },
+	};
+
+	if (!rep->host.sched_halts)
+		return;
+	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
+		om_family(om, fam[f].name, "counter", NULL, fam[f].help);
+		for (unsigned int i = 0; i < rep->nvcpus; i++) {
+			if (!rep->vcpus[i].stats.sched_halts)
+				continue;
+			fputs(fam[f].name, om->out);
+			om_labels(om->out, &rep->vcpus[i], NULL);
+			fprintf(om->out, " %" PRIu64 "\n", fam[f].get(&rep->vcpus[i]));
+		}
+	}
+}
+
 /* One bucket range for every series, so that sum by (le) lines up. */
 static void om_bucket_range(const struct hs_report *rep, unsigned int *first, unsigned int *last)
 {
@@ -237,6 +269,7 @@ static int om_write(FILE *out, const struct hs_report *rep, bool openmetrics)
 		      "Halt-polling window grow events.", get_grows);
 	om_u64_family(&om, rep, "haltstat_window_shrinks_total", "counter",
 		      "Halt-polling window shrink events.", get_shrinks);
+	om_contention(&om, rep);
 	om_histogram(&om, rep);
 	om_poll_cpu(&om, rep);
 	om_window(&om, rep);

@@ -481,6 +481,12 @@ static void svg_hist_title(struct svg *s, const struct svg_panel *p, double y)
 	snprintf(line, sizeof(line), "%" PRIu64 " halts, %" PRIu64 " poll hits (%.1f%%), %" PRIu64
 		 " waits, p50 %s, p99 %s", st->halts, st->poll_hits, fin(st->hit_rate) * 100,
 		 st->waits, p50, p99);
+	if (st->sched_halts && st->contended_share >= 0) {
+		size_t n = strlen(line);
+
+		snprintf(line + n, sizeof(line) - n, ", contended %.1f%%",
+			 100.0 * st->contended_share);
+	}
 	svg_text(s, SVG_LEFT, y + 15, &F_SMALL, line);
 }
 

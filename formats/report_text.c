@@ -134,9 +134,13 @@ static void write_header(const struct text_ctx *c)
 		fprintf(c->out, " (recorded for %.3f s)", m->record_seconds);
 	fprintf(c->out, ", %" PRIu64 " events: kvm_vcpu_wakeup %" PRIu64
 		", kvm_halt_poll_ns %" PRIu64 ", cpu_idle %" PRIu64
-		", guest_halt_poll_ns %" PRIu64 "\n",
+		", guest_halt_poll_ns %" PRIu64,
 		r->events_total, r->events_wakeup, r->events_poll_ns,
 		r->events_idle, r->events_guest_poll);
+	if (r->events_sched_switch || r->events_sched_wakeup)
+		fprintf(c->out, ", sched_switch %" PRIu64 ", sched_wakeup %" PRIu64,
+			r->events_sched_switch, r->events_sched_wakeup);
+	fputc('\n', c->out);
 	if (!m->lost_known)
 		fprintf(c->out, "lost events: unknown (the input does not say)\n");
 	else if (m->lost_events || m->lost_unknown_places)
@@ -265,6 +269,48 @@ static void write_table(const struct text_ctx *c)
 		if (!vcpu_has_vm(r, vcpu_at(r, i)))
 			write_vcpu_row(c, vcpu_at(r, i));
 	write_row(c, "ALL", "all", "-", "(host total)", &r->host);
+}
+
+/* ---- contention ---- */
+
+static void write_contention_row(const struct text_ctx *c, const char *who,
+				 const struct hs_halt_stats *s)
+{
+	fprintf(c->out, "  %-40s %8" PRIu64 " of %8" PRIu64 " halts  %5.1f%%", who,
+		s->contended_halts, s->sched_halts, 100.0 * s->contended_share);
+	if (s->contended_time_share >= 0)
+		fprintf(c->out, "  %5.1f%% of halt time", 100.0 * s->contended_time_share);
+	fputc('\n', c->out);
+}
+
+/* How often another task was runnable on a vCPU's CPU while it halted, or that it is unknown. */
+static void write_contention(const struct text_ctx *c)
+{
+	const struct hs_report *r = c->rep;
+	char who[160], name[64];
+
+	if (!r->host.halts)
+		return;
+	if (!r->host.sched_halts || r->host.contended_share < 0) {
+		fprintf(c->out, "\ncontention: unknown (no sched events recorded; "
+			"'haltstat record --sched' records them)\n");
+		return;
+	}
+	fprintf(c->out, "\ncontention: halts during which another task was runnable on the "
+		"vCPU's CPU (KVM stops polling then)\n");
+	for (unsigned int i = 0; i < r->nvcpus; i++) {
+		const struct hs_report_vcpu *v = vcpu_at(r, i);
+
+		if (!v->stats.halts)
+			continue;
+		snprintf(who, sizeof(who), "%s vCPU %d (tid %d)",
+			 safe_name(name, sizeof(name), v->vm, sizeof(v->vm)), v->vcpu_index, v->tid);
+		if (v->stats.sched_halts)
+			write_contention_row(c, who, &v->stats);
+		else
+			fprintf(c->out, "  %-40s unknown (no sched events of its CPU)\n", who);
+	}
+	write_contention_row(c, "ALL (host total)", &r->host);
 }
 
 /* ---- histograms ---- */
@@ -701,6 +747,7 @@ int hs_report_write_text(FILE *out, const struct hs_report *rep, const struct hs
 	write_warnings(&c);
 	if (rep->nvcpus) {
 		write_table(&c);
+		write_contention(&c);
 		if (opts->show_histograms)
 			write_hists(&c, true);
 	} else if (rep->kvm_note) {

@@ -432,6 +432,90 @@ static bool hs_txt_guest_poll(const char *p, const char *e, struct hs_event *ev)
 	       hs_txt_window(p, e, &g->new_ns, &g->old_ns, &g->grow);
 }
 
+/* The last occurrence of literal lit (n bytes) in [s, e), or NULL. */
+static const char *hs_txt_rfind(const char *s, const char *e, const char *lit, size_t n)
+{
+	size_t len = (size_t)(e - s);
+
+	for (size_t i = len >= n ? len - n + 1 : 0; i > 0; i--)
+		if (!memcmp(s + i - 1, lit, n))
+			return s + i - 1;
+	return NULL;
+}
+
+/*
+ * A task's pid in [s, e): "NAME=PID" when the kernel's "name=" label is
+ * there (kernel text, perf), else trace-cmd's "COMM:PID [PRIO]", the pid
+ * being the digits before the last " [" (a comm may hold blanks and colons).
+ */
+static bool hs_txt_sched_pid(const char *s, const char *e, const char *label, size_t n,
+			     int32_t *pid)
+{
+	const char *p = hs_txt_rfind(s, e, label, n), *d, *q;
+
+	if (p) {
+		p += n;
+		for (q = p; q < e && hs_txt_digit(*q); q++)
+			;
+		return hs_txt_i32(p, q, pid);
+	}
+	q = hs_txt_rfind(s, e, " [", 2);
+	if (!q)
+		return false;
+	d = hs_txt_rdigits(s, q);
+	return d > s && d[-1] == ':' && hs_txt_i32(d, q, pid);
+}
+
+/*
+ * "prev_comm=A prev_pid=1 prev_prio=120 prev_state=R+ ==> next_comm=B next_pid=2 next_prio=120"
+ * (kernel, perf) or "A:1 [120] R+ ==> B:2 [120]" (trace-cmd). The state is
+ * runnable when it is R or R+ (preempted).
+ */
+static bool hs_txt_sched_switch(const char *p, const char *e, struct hs_event *ev)
+{
+	const char *arrow = hs_txt_rfind(p, e, " ==> ", 5), *st;
+	struct hs_sched_switch *sw = &ev->sched_switch;
+
+	if (!arrow)
+		return false;
+	st = hs_txt_rfind(p, arrow, "prev_state=", 11);
+	if (st) {
+		st += 11;
+	} else {
+		st = hs_txt_rfind(p, arrow, " ", 1);
+		if (!st)
+			return false;
+		st++;
+	}
+	if (st >= arrow)
+		return false;
+	sw->prev_runnable = *st == 'R';
+	return hs_txt_sched_pid(p, st, "prev_pid=", 9, &sw->prev_pid) &&
+	       hs_txt_sched_pid(arrow + 5, e, "next_pid=", 9, &sw->next_pid);
+}
+
+/*
+ * "comm=A pid=1 prio=120 target_cpu=001" (kernel, perf; older kernels put
+ * "success=1 " before target_cpu) or "A:1 [120] CPU:001" (trace-cmd).
+ */
+static bool hs_txt_sched_wakeup(const char *p, const char *e, struct hs_event *ev)
+{
+	struct hs_sched_wakeup *w = &ev->sched_wakeup;
+	const char *c = hs_txt_rfind(p, e, "target_cpu=", 11), *q;
+	size_t n = 11;
+
+	if (!c) {
+		c = hs_txt_rfind(p, e, "CPU:", 4);
+		n = 4;
+	}
+	if (!c)
+		return false;
+	for (q = c + n; q < e && hs_txt_digit(*q); q++)
+		;
+	return q == e && hs_txt_i32(c + n, q, &w->target_cpu) &&
+	       hs_txt_sched_pid(p, c, " pid=", 5, &w->pid);
+}
+
 /* Event name (system prefix already dropped) to kind; 0 when not ours. */
 static inline int hs_txt_kind(const char *n, size_t len)
 {
@@ -469,6 +553,10 @@ static bool hs_txt_payload(int kind, const char *p, const char *e, struct hs_eve
 		return hs_txt_idle(p, e, ev);
 	case HS_EV_GUEST_HALT_POLL_NS:
 		return hs_txt_guest_poll(p, e, ev);
+	case HS_EV_SCHED_SWITCH:
+		return hs_txt_sched_switch(p, e, ev);
+	case HS_EV_SCHED_WAKEUP:
+		return hs_txt_sched_wakeup(p, e, ev);
 	}
 	return false;
 }

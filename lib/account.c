@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "account_priv.h"
+#include "evdecode.h"
 
 /*
  * Accounting of the event stream: one bounded state per vCPU thread and
@@ -18,11 +19,11 @@
 static void hs_account_halt(struct hs_hist *hist, struct hs_whatif *w,
 			    const struct hs_wakeup *wakeup,
 			    const struct hs_poll_change *change, int64_t window,
-			    bool reliable)
+			    bool reliable, uint64_t poll_cut_ns)
 {
 	hs_hist_add(hist, wakeup->ns);
 	if (w)
-		hs_whatif_halt(w, wakeup, change, window, reliable);
+		hs_whatif_halt(w, wakeup, change, window, reliable, poll_cut_ns);
 }
 
 static uint64_t hs_add_sat(uint64_t a, uint64_t b)
@@ -84,6 +85,7 @@ void hs_account_free(struct hs_account *a)
 	free(a->guest);
 	free(a->threads);
 	free(a->procs);
+	hs_runq_free(a->runq);
 	hs_imap_free(&a->vcpu_map);
 	hs_imap_free(&a->guest_map);
 	hs_imap_free(&a->thread_map);
@@ -273,6 +275,38 @@ static void hs_vcpu_wait(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t 
 	hs_linear_add(a, v->linear_wait, ns);
 }
 
+/*
+ * When the halt's poll would have ended for another task runnable on the
+ * vCPU thread's CPU (the event's: the thread runs there when it logs the
+ * wakeup), from the halt's start (ts - ns); HS_POLL_CUT_UNKNOWN without
+ * sched events for that CPU. A thread that went to sleep before the window
+ * in force ran out had its poll ended by something the events do not name
+ * (need_resched() set from elsewhere, say): that ends the poll as well, at
+ * any setting.
+ */
+static uint64_t hs_vcpu_contention(struct hs_account *a, struct hs_vcpu_acct *v,
+				   const struct hs_event *ev, int64_t window)
+{
+	uint64_t ns = ev->wakeup.ns, start = ev->ts > ns ? ev->ts - ns : 0;
+	struct hs_runq_halt h;
+
+	if (!a->runq)
+		return HS_POLL_CUT_UNKNOWN;
+	hs_runq_halt(a->runq, ev->cpu, ev->tid, start, ev->ts, &h);
+	if (!h.known)
+		return HS_POLL_CUT_UNKNOWN;
+	v->sched_halts++;
+	v->sched_halt_ns = hs_add_sat(v->sched_halt_ns, ns);
+	if (h.cut_ns != UINT64_MAX) {
+		v->contended_halts++;
+		v->contended_ns = hs_add_sat(v->contended_ns, h.busy_ns);
+	}
+	if (window > 0 && ev->wakeup.waited && h.slept_ns < (uint64_t)window &&
+	    h.slept_ns < h.cut_ns)
+		h.cut_ns = h.slept_ns;
+	return h.cut_ns == UINT64_MAX ? HS_POLL_CUT_NONE : h.cut_ns;
+}
+
 static void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
 			   const struct hs_event *ev)
 {
@@ -291,7 +325,8 @@ static void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
 		v->log2_poll[hs_log2_index(w->ns)]++;
 		hs_linear_add(a, v->linear_poll, w->ns);
 	}
-	hs_account_halt(&v->all, v->whatif, w, change, window, !v->unreliable);
+	hs_account_halt(&v->all, v->whatif, w, change, window, !v->unreliable,
+			hs_vcpu_contention(a, v, ev, window));
 	v->has_pending = false;
 	v->unreliable = false;
 }
@@ -333,7 +368,7 @@ bool hs_account_keeps(const struct hs_account *a, const struct hs_event *ev)
 	/* start/end count from the first event seen: every event must be seen */
 	if (a->nshards <= 1 || a->opts.start_ns || a->opts.end_ns ||
 	    ev->kind < HS_EV_VCPU_WAKEUP || ev->kind > HS_EV_ANALYSED_LAST ||
-	    key < 0 || key > INT_MAX)
+	    hs_ev_sched(ev->kind) || key < 0 || key > INT_MAX)
 		return true;
 	return hs_account_owns(a, (int)key);
 }
@@ -442,6 +477,21 @@ static int hs_account_guest_event(struct hs_account *a, const struct hs_event *e
 	return 0;
 }
 
+/* Every shard tracks every CPU's runqueue: any of its vCPUs may halt there. */
+static int hs_account_sched(struct hs_account *a, const struct hs_event *ev)
+{
+	if (!a->runq) {
+		a->runq = hs_runq_alloc();
+		if (!a->runq)
+			return -ENOMEM;
+	}
+	if (ev->kind == HS_EV_SCHED_SWITCH)
+		hs_runq_switch(a->runq, ev->ts, ev->cpu, &ev->sched_switch);
+	else
+		hs_runq_wakeup(a->runq, ev->ts, &ev->sched_wakeup);
+	return 0;
+}
+
 /* start/end count from the first event seen, whatever its kind. */
 static bool hs_account_in_range(struct hs_account *a, uint64_t ts)
 {
@@ -468,6 +518,8 @@ int hs_account_event(struct hs_account *a, const struct hs_event *ev)
 		return 0;
 	if (ev->kind == HS_EV_VCPU_WAKEUP || ev->kind == HS_EV_HALT_POLL_NS)
 		ret = hs_account_kvm(a, ev);
+	else if (hs_ev_sched(ev->kind))
+		ret = hs_account_sched(a, ev);
 	else
 		ret = hs_account_guest_event(a, ev);
 	if (ret)
@@ -515,6 +567,8 @@ void hs_account_lost(struct hs_account *a, int cpu, uint64_t count, bool count_k
 	for (i = 0; i < a->nguest; i++)
 		if (cpu < 0 || a->guest[i].cpu == cpu)
 			hs_guest_forget(&a->guest[i]);
+	if (a->runq)
+		hs_runq_lost(a->runq, cpu);
 }
 
 static void hs_guest_finish(struct hs_guest_cpu_acct *g, uint64_t end)

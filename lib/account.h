@@ -53,6 +53,12 @@ struct hs_vcpu_acct {
 	bool has_pending;
 	bool unreliable;	/* lost events touched this thread since its last halt */
 
+	/* contention (runq.h): halts whose CPU's runqueue the sched events tracked */
+	uint64_t sched_halts;
+	uint64_t contended_halts;	/* of those, with another task runnable at some time */
+	uint64_t sched_halt_ns;		/* their summed duration */
+	uint64_t contended_ns;		/* of which another task was runnable */
+
 	uint64_t first_ts, last_ts;
 	struct hs_whatif *whatif;	/* NULL when opts.no_whatif */
 	/* last: 64 KiB that would otherwise push the hot counters apart */

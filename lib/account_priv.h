@@ -5,6 +5,7 @@
 /* Shared by account.c, account_names.c and account_merge.c only. */
 #include "account.h"
 #include "intmap.h"
+#include "runq.h"
 
 struct hs_account {
 	struct hs_account_opts opts;
@@ -26,6 +27,7 @@ struct hs_account {
 	unsigned int nprocs, cap_procs;
 	struct hs_imap proc_map;
 
+	struct hs_runq *runq;		/* from the first sched event on; NULL before */
 	uint64_t events[HS_EV_ANALYSED_LAST + 1];
 	bool have_base, have_ts, finished;
 	uint64_t base_ts;		/* first event seen: origin of start/end */

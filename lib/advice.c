@@ -415,6 +415,23 @@ static void hs_adv_flapping(struct hs_adv_ctx *c)
 		   100.0 * h->flaps / h->halts);
 }
 
+/* KVM stops polling once another task is runnable on the vCPU's CPU: say how often, or that nobody knows. */
+static void hs_adv_contention(struct hs_adv_ctx *c)
+{
+	const struct hs_halt_stats *h = &c->rep->host;
+
+	if (!h->sched_halts || h->contended_share < 0) {
+		hs_adv_finding(c->adv, "contention_unknown");
+		hs_adv_say(c, "Contention unknown: the recording has no sched events, so the what-if lets every poll run its whole window. Where other tasks share the vCPUs' CPUs, KVM stops polling as soon as one is runnable and polls hit less than shown; 'haltstat record --sched' records what is needed to know.");
+		return;
+	}
+	if (h->contended_halts)
+		hs_adv_finding(c->adv, "contention");
+	hs_adv_say(c, "Another task was runnable on the vCPU's CPU during %.1f%% of %llu halts (%.1f%% of their time). KVM stops polling as soon as that happens, and the what-if cuts each replayed poll at that moment.",
+		   100.0 * h->contended_share, (unsigned long long)h->sched_halts,
+		   h->contended_time_share >= 0 ? 100.0 * h->contended_time_share : 0.0);
+}
+
 static uint64_t hs_adv_log2_sum(const uint64_t *b, uint64_t lo, uint64_t hi)
 {
 	uint64_t n = 0;
@@ -603,6 +620,7 @@ void hs_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts)
 	hs_adv_explain_choice(&c, &s, hs_kernel_era_from_release(rep->meta.kernel_release));
 	hs_adv_say(&c, "A wait costs about %.1f us more than its time to wake (estimated wake-up overhead); that is what a poll hit saves.",
 		   delta / 1e3);
+	hs_adv_contention(&c);
 	hs_adv_explain_recorded(&c, &s);
 	hs_adv_selfcheck(&c);
 	hs_adv_confidence(&c);

@@ -248,8 +248,10 @@ static int capture_pids(struct hs_capture *c, const struct hs_capture_opts *o, s
 	return ret;
 }
 
-static void capture_add_event(struct hs_capture *c, const char *sys, const char *ev)
+static void capture_add_event(struct hs_capture *c, const char *sys, const char *ev,
+			      const char *filter)
 {
+	c->en_filter[c->nen] = filter;
 	snprintf(c->en_sys[c->nen], sizeof(c->en_sys[0]), "%s", sys);
 	snprintf(c->en_ev[c->nen], sizeof(c->en_ev[0]), "%s", ev);
 	snprintf(c->req[c->nreq], sizeof(c->req[0]), "%s:%s", sys, ev);
@@ -278,7 +280,7 @@ static int capture_resolve_events(struct hs_capture *c, const struct hs_capture_
 			c->missing[c->nmissing++] = c->req[c->nreq++];
 			continue;
 		}
-		capture_add_event(c, sys, ev);
+		capture_add_event(c, sys, ev, o->filters ? o->filters[i] : NULL);
 	}
 	if (!c->nen)
 		return hs_error_set(err, HS_ERR_NO_EVENTS, "none of the requested events exist here%s",
@@ -292,17 +294,24 @@ static int capture_resolve_events(struct hs_capture *c, const struct hs_capture_
 		for (unsigned int i = 0; i < c->nen; i++)
 			dup |= !strcmp(c->en_sys[i], sys) && !strcmp(c->en_ev[i], ev);
 		if (!dup && tracefs_event_file_exists(c->inst, sys, ev, "format"))
-			capture_add_event(c, sys, ev);
+			capture_add_event(c, sys, ev, NULL);
 	}
 	return 0;
 }
 
 static int capture_enable_events(struct hs_capture *c, struct hs_error *err)
 {
-	for (unsigned int i = 0; i < c->nen; i++)
+	for (unsigned int i = 0; i < c->nen; i++) {
+		const char *f = c->en_filter[i];
+
+		if (f && tracefs_event_file_write(c->inst, c->en_sys[i], c->en_ev[i], "filter",
+						  f) < 0)
+			return hs_error_set(err, HS_ERR_TRACEFS, "cannot set the filter of %s to "
+					    "'%s': %s", c->en_names[i], f, strerror(errno));
 		if (tracefs_event_enable(c->inst, c->en_sys[i], c->en_ev[i]))
 			return hs_error_set(err, HS_ERR_TRACEFS, "cannot enable event %s: %s",
 					    c->en_names[i], strerror(errno));
+	}
 	return 0;
 }
 

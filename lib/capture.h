@@ -30,6 +30,7 @@ struct hs_capture_opts {
 	const char *dir;		/* per-CPU temp files go here; NULL: no readers (live) */
 	const char *const *events;	/* "system:event" */
 	const bool *required;		/* per event: true makes a missing one an error */
+	const char *const *filters;	/* per event: a tracefs filter to record it through, or NULL */
 	unsigned int nevents;
 	const int *pids;		/* keep only these processes' threads, or NULL */
 	unsigned int npids;

@@ -48,6 +48,7 @@ struct hs_capture {
 	const char *en_names[HS_CAPTURE_MAX_EVENTS];
 	char en_sys[HS_CAPTURE_MAX_EVENTS][64];
 	char en_ev[HS_CAPTURE_MAX_EVENTS][64];
+	const char *en_filter[HS_CAPTURE_MAX_EVENTS];	/* the caller's, or NULL */
 	uint64_t en_count[HS_CAPTURE_MAX_EVENTS];
 
 	int pids[HS_CAPTURE_MAX_PIDS];

@@ -23,6 +23,8 @@ static const struct {
 	[HS_EV_HALT_POLL_NS - 1] = EV("kvm", "kvm_halt_poll_ns", "grow", "vcpu_id", "new", "old"),
 	[HS_EV_CPU_IDLE - 1] = EV("power", "cpu_idle", "state", "cpu_id"),
 	[HS_EV_GUEST_HALT_POLL_NS - 1] = EV("power", "guest_halt_poll_ns", "grow", "new", "old"),
+	[HS_EV_SCHED_SWITCH - 1] = EV("sched", "sched_switch", "prev_pid", "prev_state", "next_pid"),
+	[HS_EV_SCHED_WAKEUP - 1] = EV("sched", "sched_wakeup", "pid", "target_cpu"),
 	[HS_EV_MARKER - 1] = EV("ftrace", "print", "buf"),
 	[HS_EV_TASK_NEW - 1] = EV("task", "task_newtask", "pid", "clone_flags", "comm"),
 	/* newer kernels drop pid: the renamed task is then the one tracing */
@@ -47,7 +49,12 @@ const char *hs_ev_full_name(enum hs_event_kind kind)
 
 bool hs_ev_host_side(enum hs_event_kind kind)
 {
-	return kind == HS_EV_VCPU_WAKEUP || kind == HS_EV_HALT_POLL_NS;
+	return kind == HS_EV_VCPU_WAKEUP || kind == HS_EV_HALT_POLL_NS || hs_ev_sched(kind);
+}
+
+bool hs_ev_sched(enum hs_event_kind kind)
+{
+	return kind == HS_EV_SCHED_SWITCH || kind == HS_EV_SCHED_WAKEUP;
 }
 
 int hs_ev_kind_of(const char *system, const char *name, size_t name_len)

@@ -25,7 +25,9 @@ struct tep_handle;
 /* The kinds a reader asks for (bit 1 << kind). */
 #define HS_EV_MASK(kind) (1u << (kind))
 #define HS_EV_MASK_ANALYSED (HS_EV_MASK(HS_EV_VCPU_WAKEUP) | HS_EV_MASK(HS_EV_HALT_POLL_NS) | \
-			     HS_EV_MASK(HS_EV_CPU_IDLE) | HS_EV_MASK(HS_EV_GUEST_HALT_POLL_NS))
+			     HS_EV_MASK(HS_EV_CPU_IDLE) | HS_EV_MASK(HS_EV_GUEST_HALT_POLL_NS) | \
+			     HS_EV_MASK_SCHED)
+#define HS_EV_MASK_SCHED (HS_EV_MASK(HS_EV_SCHED_SWITCH) | HS_EV_MASK(HS_EV_SCHED_WAKEUP))
 #define HS_EV_MASK_TASKS (HS_EV_MASK(HS_EV_TASK_NEW) | HS_EV_MASK(HS_EV_TASK_RENAME) | \
 			  HS_EV_MASK(HS_EV_TASK_EXIT))
 
@@ -33,8 +35,13 @@ struct tep_handle;
 const char *hs_ev_system(enum hs_event_kind kind);
 const char *hs_ev_name(enum hs_event_kind kind);
 const char *hs_ev_full_name(enum hs_event_kind kind);
-/* The analysed kinds a host's KVM emits (the others: a guest's idle). */
+/* The analysed kinds a host's KVM emits or a host records beside them (the others: a guest's idle). */
 bool hs_ev_host_side(enum hs_event_kind kind);
+/*
+ * The scheduler's kinds: analysed when a recording has them, recorded only
+ * when asked for (record --sched), since they are many.
+ */
+bool hs_ev_sched(enum hs_event_kind kind);
 /* The kind of a tracepoint (system NULL: any), or 0 when haltstat does not decode it. */
 int hs_ev_kind_of(const char *system, const char *name, size_t name_len);
 
@@ -128,6 +135,17 @@ static inline int hs_ev_kind(const struct hs_ev_layout *lay, int id)
 	return -1;
 }
 
+/*
+ * sched_switch's prev_state: 0 (R) or, for a preempted task, the one bit
+ * past the reported states (TASK_REPORT_MAX, 0x100 since 4.14; 2048 or
+ * 4096 before): either way the task is still runnable. Every sleeping or
+ * dead state sets one of the low bits.
+ */
+static inline bool hs_ev_sched_runnable(uint64_t prev_state)
+{
+	return (prev_state & 0xff) == 0;
+}
+
 /* Kinds that are not analysed: rarer, so out of the hot switch. */
 int hs_ev_fields_other(const struct hs_ev_desc *d, const unsigned char *p, size_t len,
 		       bool sw, struct hs_event *ev);
@@ -164,6 +182,18 @@ hs_ev_fields(const struct hs_ev_desc *d, const unsigned char *p, size_t len, boo
 		ev->guest_poll.new_ns = (uint32_t)hs_ev_rd(p, len, d->f[1], sw, &bad, checked);
 		ev->guest_poll.old_ns = (uint32_t)hs_ev_rd(p, len, d->f[2], sw, &bad, checked);
 		bad |= !d->f[1].size || !d->f[2].size;
+		break;
+	case HS_EV_SCHED_SWITCH:
+		ev->sched_switch.prev_pid = (int32_t)hs_ev_rd(p, len, d->f[0], sw, &bad, checked);
+		ev->sched_switch.prev_runnable =
+			hs_ev_sched_runnable(hs_ev_rd(p, len, d->f[1], sw, &bad, checked));
+		ev->sched_switch.next_pid = (int32_t)hs_ev_rd(p, len, d->f[2], sw, &bad, checked);
+		bad |= !d->f[0].size || !d->f[1].size || !d->f[2].size;
+		break;
+	case HS_EV_SCHED_WAKEUP:
+		ev->sched_wakeup.pid = (int32_t)hs_ev_rd(p, len, d->f[0], sw, &bad, checked);
+		ev->sched_wakeup.target_cpu = (int32_t)hs_ev_rd(p, len, d->f[1], sw, &bad, checked);
+		bad |= !d->f[0].size || !d->f[1].size;
 		break;
 	default:
 		return bad ? -2 : hs_ev_fields_other(d, p, len, sw, ev);

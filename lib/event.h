@@ -15,13 +15,16 @@ enum hs_event_kind {
 	HS_EV_HALT_POLL_NS,		/* kvm:kvm_halt_poll_ns */
 	HS_EV_CPU_IDLE,			/* power:cpu_idle */
 	HS_EV_GUEST_HALT_POLL_NS,	/* power:guest_halt_poll_ns */
+	/* recorded on request (record --sched): who else is runnable on a vCPU's CPU */
+	HS_EV_SCHED_SWITCH,		/* sched:sched_switch */
+	HS_EV_SCHED_WAKEUP,		/* sched:sched_wakeup */
 	/* not analysed: the recording's notes and who its threads were */
 	HS_EV_MARKER,			/* ftrace:print (trace_marker) */
 	HS_EV_TASK_NEW,			/* task:task_newtask */
 	HS_EV_TASK_RENAME,		/* task:task_rename */
 	HS_EV_TASK_EXIT,		/* sched:sched_process_exit */
 };
-#define HS_EV_ANALYSED_LAST HS_EV_GUEST_HALT_POLL_NS
+#define HS_EV_ANALYSED_LAST HS_EV_SCHED_WAKEUP
 #define HS_EV_KIND_LAST HS_EV_TASK_EXIT
 
 #define HS_IDLE_EXIT 4294967295u	/* power:cpu_idle state on idle exit */
@@ -56,6 +59,19 @@ struct hs_marker {
 	uint32_t len;
 };
 
+/* sched_switch on the CPU of the event: prev leaves, next runs there. */
+struct hs_sched_switch {
+	int32_t prev_pid;
+	int32_t next_pid;
+	bool prev_runnable;	/* preempted (state R or R+): prev stays on the runqueue */
+};
+
+/* sched_wakeup: pid becomes runnable on target_cpu (the event may sit on the waker's CPU). */
+struct hs_sched_wakeup {
+	int32_t pid;
+	int32_t target_cpu;
+};
+
 /* task_newtask (pid: the child), task_rename and sched_process_exit (pid: the task). */
 struct hs_task_change {
 	int32_t pid;
@@ -76,6 +92,8 @@ struct hs_event {
 		struct hs_guest_poll guest_poll;
 		struct hs_marker marker;
 		struct hs_task_change task;
+		struct hs_sched_switch sched_switch;
+		struct hs_sched_wakeup sched_wakeup;
 	};
 };
 

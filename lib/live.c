@@ -81,7 +81,7 @@ static unsigned int live_events(const struct hs_live_opts *o, const char **ev, b
 	unsigned int n = 0;
 
 	for (int k = HS_EV_VCPU_WAKEUP; k <= HS_EV_ANALYSED_LAST; k++) {
-		if (!both && (hs_ev_host_side(k) ? !o->host : !o->guest))
+		if (hs_ev_sched(k) || (!both && (hs_ev_host_side(k) ? !o->host : !o->guest)))
 			continue;
 		req[n] = false;
 		ev[n++] = hs_ev_full_name(k);
@@ -159,7 +159,8 @@ static int live_decoder(struct hs_live *l, struct hs_error *err)
 		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
 	for (int k = HS_EV_VCPU_WAKEUP; k <= HS_EV_ANALYSED_LAST; k++) {
 		int len = 0;
-		char *fmt = tracefs_event_file_read(NULL, hs_ev_system(k), hs_ev_name(k), "format",
+		char *fmt = hs_ev_sched(k) ? NULL :
+			    tracefs_event_file_read(NULL, hs_ev_system(k), hs_ev_name(k), "format",
 						    &len);
 
 		if (fmt && len > 0)

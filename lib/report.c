@@ -196,6 +196,18 @@ static void hs_stats_counters(struct hs_halt_stats *s, const struct hs_vcpu_acct
 	s->grows += v->grows;
 	s->shrinks += v->shrinks;
 	s->flaps += v->flaps;
+	s->sched_halts += v->sched_halts;
+	s->contended_halts += v->contended_halts;
+	s->sched_halt_ns += v->sched_halt_ns;
+	s->contended_ns += v->contended_ns;
+}
+
+/* The shares of the summed contention counters: unknown without a tracked halt. */
+static void hs_stats_contention(struct hs_halt_stats *s)
+{
+	s->contended_share = s->sched_halts ? (double)s->contended_halts / s->sched_halts : -1;
+	s->contended_time_share = s->sched_halt_ns ?
+				  (double)s->contended_ns / (double)s->sched_halt_ns : -1;
 }
 
 static void hs_stats_hist(struct hs_halt_stats *s, const struct hs_hist *h)
@@ -293,6 +305,7 @@ static int hs_vcpu_fill(struct hs_report_vcpu *r, const struct hs_sel *s,
 	r->vcpu_id = v->vcpu_id;
 	memcpy(r->vm, s->vm, sizeof(r->vm));
 	hs_stats_counters(&r->stats, v);
+	hs_stats_contention(&r->stats);
 	hs_stats_hist(&r->stats, &v->all);
 	hs_window_sum_add(&w, v);
 	hs_window_sum_put(&r->stats, &w);
@@ -348,6 +361,7 @@ static void hs_agg_add(struct hs_agg *g, const struct hs_report_vcpu *r,
 
 static void hs_agg_stats(struct hs_agg *g)
 {
+	hs_stats_contention(&g->stats);
 	hs_stats_hist(&g->stats, g->hist);
 	hs_window_sum_put(&g->stats, &g->win);
 }
@@ -562,8 +576,11 @@ static void hs_report_header(struct hs_report *rep, const struct hs_account *acc
 	rep->events_poll_ns = hs_account_events(acct, HS_EV_HALT_POLL_NS);
 	rep->events_idle = hs_account_events(acct, HS_EV_CPU_IDLE);
 	rep->events_guest_poll = hs_account_events(acct, HS_EV_GUEST_HALT_POLL_NS);
+	rep->events_sched_switch = hs_account_events(acct, HS_EV_SCHED_SWITCH);
+	rep->events_sched_wakeup = hs_account_events(acct, HS_EV_SCHED_WAKEUP);
 	rep->events_total = rep->events_wakeup + rep->events_poll_ns + rep->events_idle +
-			    rep->events_guest_poll;
+			    rep->events_guest_poll + rep->events_sched_switch +
+			    rep->events_sched_wakeup;
 	hs_report_idle_names(rep);
 	lost = rep->meta.lost_events;
 	if (!rep->meta.lost_known)

@@ -30,6 +30,15 @@ struct hs_halt_stats {
 	uint64_t grows, shrinks, flaps;
 	double window_mean_ns;		/* time-weighted; -1 unknown */
 	int64_t window_last_ns;		/* -1 unknown */
+	/*
+	 * Contention, from sched events (lib/runq.h): halts whose CPU's
+	 * runqueue was tracked, and of those the ones during which another task
+	 * was runnable there (KVM stops polling then).
+	 */
+	uint64_t sched_halts, contended_halts;
+	uint64_t sched_halt_ns, contended_ns;
+	double contended_share;		/* contended_halts / sched_halts; -1 unknown: no sched events */
+	double contended_time_share;	/* contended_ns / sched_halt_ns; -1 unknown */
 };
 
 struct hs_log2_hist {
@@ -148,6 +157,7 @@ struct hs_report {
 	double duration_s;
 	uint64_t events_total;
 	uint64_t events_wakeup, events_poll_ns, events_idle, events_guest_poll;
+	uint64_t events_sched_switch, events_sched_wakeup;	/* record --sched */
 	double lost_pct;		/* lost / (recorded + lost) * 100, -1 unknown */
 
 	double span_s;			/* what the per-second figures are per (hs_report_rates) */

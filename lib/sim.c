@@ -3,8 +3,8 @@
  * Replay of KVM's per-vCPU adaptive halt-polling window, following the
  * decision in virt/kvm/kvm_main.c by the rules of each kernel era (era.h,
  * shared/reference/halt-polling.md section 1). The host is assumed to allow
- * polling (no arch_no_poll) and to find the pCPU otherwise idle, so a poll
- * runs for the whole window unless the wake comes first.
+ * polling (no arch_no_poll); a poll runs for the whole window unless the
+ * wake comes first or another task becomes runnable on the pCPU (the cut).
  */
 #include <string.h>
 
@@ -30,10 +30,11 @@ void hs_sim_init(struct hs_sim *sim, const struct hs_sim_params *p)
 	sim->rules = hs_kernel_era_get(p->era)->rules;
 }
 
-int hs_sim_halt(struct hs_sim *sim, uint64_t time_to_wake_ns, bool valid, bool *hit)
+int hs_sim_halt_cut(struct hs_sim *sim, uint64_t time_to_wake_ns, bool valid,
+		    uint64_t poll_cut_ns, bool *hit)
 {
 	const unsigned int rules = sim->rules;
-	uint64_t halt_ns;
+	uint64_t halt_ns, polled;
 	bool is_hit;
 	int change;
 
@@ -45,15 +46,16 @@ int hs_sim_halt(struct hs_sim *sim, uint64_t time_to_wake_ns, bool valid, bool *
 	 * halt_ns for a hit is the last timestamp taken while still inside the
 	 * window, hence strictly below it.
 	 */
-	is_hit = sim->window && time_to_wake_ns < sim->window;
+	polled = sim->window < poll_cut_ns ? sim->window : poll_cut_ns;
+	is_hit = sim->window && time_to_wake_ns < polled;
 	if (is_hit) {
 		halt_ns = time_to_wake_ns;
 		sim->hits++;
 		sim->poll_ns += time_to_wake_ns;
 	} else {
 		halt_ns = time_to_wake_ns + sim->p.wake_overhead_ns;
-		sim->poll_ns += sim->window;
-		sim->miss_poll_ns += sim->window;
+		sim->poll_ns += polled;
+		sim->miss_poll_ns += polled;
 	}
 	sim->halts++;
 	if (hit)

@@ -43,9 +43,20 @@ struct hs_sim {
 };
 
 void hs_sim_init(struct hs_sim *sim, const struct hs_sim_params *p);
-/* Replays one halt; returns +1 on a grow, -1 on a shrink, 0 otherwise, and
- * sets *hit when the wake came inside the window in force. */
-int hs_sim_halt(struct hs_sim *sim, uint64_t time_to_wake_ns, bool valid, bool *hit);
+/*
+ * Replays one halt; returns +1 on a grow, -1 on a shrink, 0 otherwise, and
+ * sets *hit when the wake came inside the window in force. poll_cut_ns: the
+ * poll ends there at the latest (another task became runnable), so the
+ * window polled is min(window, poll_cut_ns); the grow/shrink decision still
+ * compares the whole halt with the window, as the kernel does.
+ */
+int hs_sim_halt_cut(struct hs_sim *sim, uint64_t time_to_wake_ns, bool valid,
+		    uint64_t poll_cut_ns, bool *hit);
+/* A halt on an otherwise idle CPU: the poll runs the whole window. */
+static inline int hs_sim_halt(struct hs_sim *sim, uint64_t time_to_wake_ns, bool valid, bool *hit)
+{
+	return hs_sim_halt_cut(sim, time_to_wake_ns, valid, UINT64_MAX, hit);
+}
 
 /* Module defaults of an era, used when the recording does not carry them. */
 void hs_sim_params_default(struct hs_sim_params *p, enum hs_kernel_era era);

@@ -61,9 +61,17 @@ void hs_whatif_free(struct hs_whatif *w);
  * window in force during the halt (-1 unknown), data_reliable false after
  * lost events (the self-check then skips this halt).
  */
+/*
+ * poll_cut_ns: from the halt's start to the first moment another task was
+ * runnable on the vCPU's CPU (KVM stops polling then), HS_POLL_CUT_NONE
+ * when none was, HS_POLL_CUT_UNKNOWN when the recording has no sched
+ * events for that CPU (both poll to the window's end in the replay).
+ */
+#define HS_POLL_CUT_NONE UINT64_MAX
+#define HS_POLL_CUT_UNKNOWN (UINT64_MAX - 1)
 void hs_whatif_halt(struct hs_whatif *w, const struct hs_wakeup *wakeup,
 		    const struct hs_poll_change *change, int64_t window_ns,
-		    bool data_reliable);
+		    bool data_reliable, uint64_t poll_cut_ns);
 /* Ends the stream; span_ns is the time the vCPU was observed. */
 void hs_whatif_finish(struct hs_whatif *w, uint64_t span_ns);
 unsigned int hs_whatif_rows(const struct hs_whatif *w, struct hs_whatif_row *rows);

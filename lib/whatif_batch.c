@@ -27,26 +27,27 @@
 /* rules: the era's (era.h), a constant after inlining. */
 static inline __attribute__((always_inline)) void
 batch_halt_scalar(struct hs_whatif_batch *s, unsigned int n, const struct hs_sim_params *p,
-		  unsigned int rules, uint64_t d, bool valid)
+		  unsigned int rules, uint64_t d, bool valid, uint64_t cut)
 {
 	const uint64_t ovh = p->wake_overhead_ns;
 	const int shift = p->shrink && !(p->shrink & (p->shrink - 1)) ?
 			  __builtin_ctz(p->shrink) : -1;
 
 	for (unsigned int i = 0; i < n; i++) {
-		uint64_t max = s->max[i], win = s->window[i], halt_ns;
+		uint64_t max = s->max[i], win = s->window[i], halt_ns, polled;
 		int change;
 
 		if (rules & HS_RULE_MAX_LIVE && win > max)
 			win = max;
-		if (win && d < win) {
+		polled = win < cut ? win : cut;
+		if (win && d < polled) {
 			halt_ns = d;
 			s->hits[i]++;
 			s->poll_ns[i] += d;
 		} else {
 			halt_ns = d + ovh;
-			s->poll_ns[i] += win;
-			s->miss_poll_ns[i] += win;
+			s->poll_ns[i] += polled;
+			s->miss_poll_ns[i] += polled;
 		}
 		change = hs_sim_rule_decide(halt_ns, win, max, valid);
 		if (change > 0) {
@@ -126,22 +127,23 @@ v4_shrink(const struct batch_shifts *k, unsigned int rules, v4u *win)
 /* batch_halt_scalar with valid == true, four candidates per step. */
 static inline __attribute__((always_inline)) void
 batch_halt_vector(struct hs_whatif_batch *s, unsigned int n, const struct batch_shifts *k,
-		  unsigned int rules, uint64_t d, uint64_t ovh)
+		  unsigned int rules, uint64_t d, uint64_t ovh, uint64_t cut)
 {
-	const v4u zero = { 0 }, one = zero + 1, dv = zero + d, ovhv = zero + ovh;
+	const v4u zero = { 0 }, one = zero + 1, dv = zero + d, ovhv = zero + ovh, cutv = zero + cut;
 
 	for (unsigned int i = 0; i < n; i += HS_WHATIF_LANES) {
-		v4u max, win, hit, halt, decide, shrink, grow, change, last, moved, grown, shrunk;
+		v4u max, win, polled, hit, halt, decide, shrink, grow, change, last, moved, grown, shrunk;
 
 		V4_LOAD(max, &s->max[i]);
 		V4_LOAD(win, &s->window[i]);
 		if (rules & HS_RULE_MAX_LIVE)
 			win = V4_MIN(win, max);
-		hit = (v4u)(win != zero) & (v4u)(dv < win);
+		polled = V4_MIN(win, cutv);
+		hit = (v4u)(win != zero) & (v4u)(dv < polled);
 		halt = dv + (~hit & ovhv);
 		V4_ADD_TO(&s->hits[i], hit & one);
-		V4_ADD_TO(&s->poll_ns[i], V4_SEL(hit, dv, win));
-		V4_ADD_TO(&s->miss_poll_ns[i], ~hit & win);
+		V4_ADD_TO(&s->poll_ns[i], V4_SEL(hit, dv, polled));
+		V4_ADD_TO(&s->miss_poll_ns[i], ~hit & polled);
 
 		/* hs_sim_decide for a valid halt */
 		decide = (v4u)(max != zero) & (v4u)(halt > win);
@@ -176,7 +178,7 @@ static int batch_log2(uint32_t v)
 /* The whole step by the rules of one era; inlined into one function per era and instruction set. */
 static inline __attribute__((always_inline)) void
 batch_halt(struct hs_whatif_batch *b, unsigned int n, const struct hs_sim_params *p,
-	   unsigned int rules, uint64_t d, bool valid, bool vector)
+	   unsigned int rules, uint64_t d, bool valid, uint64_t cut, bool vector)
 {
 	const struct batch_shifts k = { p->grow_start, batch_log2(p->grow), batch_log2(p->shrink) };
 
@@ -185,10 +187,10 @@ batch_halt(struct hs_whatif_batch *b, unsigned int n, const struct hs_sim_params
 	if (vector && valid && k.grow >= -1 && k.shrink >= -1) {
 		unsigned int lanes = (n + HS_WHATIF_LANES - 1) / HS_WHATIF_LANES * HS_WHATIF_LANES;
 
-		batch_halt_vector(b, lanes, &k, rules, d, p->wake_overhead_ns);
+		batch_halt_vector(b, lanes, &k, rules, d, p->wake_overhead_ns, cut);
 		return;
 	}
-	batch_halt_scalar(b, n, p, rules, d, valid);
+	batch_halt_scalar(b, n, p, rules, d, valid, cut);
 }
 
 /*
@@ -198,9 +200,10 @@ batch_halt(struct hs_whatif_batch *b, unsigned int n, const struct hs_sim_params
  */
 #define BATCH_FN(isa, attrs, vector, id, rules)						\
 attrs static void batch_##isa##_##id(struct hs_whatif_batch *b, unsigned int n,		\
-				     const struct hs_sim_params *p, uint64_t d, bool valid)	\
+				     const struct hs_sim_params *p, uint64_t d, bool valid,	\
+				     uint64_t cut)						\
 {											\
-	batch_halt(b, n, p, rules, d, valid, vector);					\
+	batch_halt(b, n, p, rules, d, valid, cut, vector);				\
 }
 #if defined(__x86_64__)
 #define BATCH_FN_AVX2(id, rules) BATCH_FN(avx2, __attribute__((target("avx2"))), true, id, rules)

@@ -14,7 +14,8 @@
 struct hs_whatif_batch;
 
 typedef void hs_whatif_batch_fn(struct hs_whatif_batch *b, unsigned int n,
-				const struct hs_sim_params *p, uint64_t d, bool valid);
+				const struct hs_sim_params *p, uint64_t d, bool valid,
+				uint64_t cut);
 
 /*
  * Every candidate's replay state, one array per field: the per-halt loop
@@ -39,11 +40,16 @@ struct hs_whatif_batch {
 /* Zeroes b and picks its loop for the era (see hs_whatif_batch_variant). */
 void hs_whatif_batch_init(struct hs_whatif_batch *b, enum hs_kernel_era era);
 
-/* One halt of time to wake d for the first n candidates; p: their shared parameters, of b's era. */
+/*
+ * One halt of time to wake d for the first n candidates; p: their shared
+ * parameters, of b's era; cut: the poll ends there at the latest
+ * (hs_sim_halt_cut's poll_cut_ns).
+ */
 static inline void hs_whatif_batch_halt(struct hs_whatif_batch *b, unsigned int n,
-					const struct hs_sim_params *p, uint64_t d, bool valid)
+					const struct hs_sim_params *p, uint64_t d, bool valid,
+					uint64_t cut)
 {
-	b->halt(b, n, p, d, valid);
+	b->halt(b, n, p, d, valid, cut);
 }
 
 /*

@@ -65,6 +65,8 @@ T0=$(date +%s)
 [ -s "$D/big.txt" ] || rm -f "$D/big.dat"
 gen big -v 8 -V 2 -H 250000 -g exp:150us -c 4 --noise 5000 -t "$D/big.txt"
 gen small -v 4 -V 1 -H 16000 -g exp:150us -c 2 --noise 2000
+# the big input's halts without its sched_switch noise: what tracking runqueues costs
+gen bigquiet -v 8 -V 2 -H 250000 -g exp:150us -c 4
 gen huge -v 8 -V 2 -H 630000 -g exp:150us -c 4 --noise 5000
 if [ $have_tc = 1 ] && [ ! -s "$D/big.v7.dat" ]; then
 	echo "bench: converting big.dat to v7 zstd"
@@ -98,6 +100,7 @@ BIG=$(events_of "$D/big.json"); SMALL=$(events_of "$D/small.json"); HUGE=$(event
 LINES=$(grep -c '' "$D/big.txt")
 row v6 "big v6 trace.dat" "$D/big.dat" "$BIG" "$RUNS"
 row v6one "  same, one reader" "$D/big.dat" "$BIG" 0 HALTSTAT_THREADS=1
+row quiet "  same, no sched events" "$D/bigquiet.dat" "$(events_of "$D/bigquiet.json")" 0
 [ -s "$D/big.v7.dat" ] && row v7 "big v7 zstd" "$D/big.v7.dat" "$BIG" "$RUNS"
 row txt "big kernel text (lines)" "$D/big.txt" "$LINES" 0
 row small "100k v6 trace.dat" "$D/small.dat" "$SMALL" "$RUNS"
@@ -124,6 +127,11 @@ fi
 [ -n "${HS_T[v7]}" ] && verdict "v7 zstd >= 3x trace-cmd report (${TC_T[v7]:-?} / ${HS_T[v7]} s)" \
 	"${TC_T[v7]:-0} / ${HS_T[v7]} >= 3" v7
 verdict "text >= 5 M lines/s" "${EVS[txt]} / ${HS_T[txt]} >= 5e6" txt
+# the same halts: the extra time is decoding the sched_switch noise and following runqueues
+[[ ${HS_T[quiet]} =~ ^[0-9.]+$ ]] &&
+	verdict "sched events (contention) cost <= 50% of the report's time ($(awk -v a="${HS_T[v6]}" \
+		-v b="${HS_T[quiet]}" 'BEGIN { printf "%+.0f%%", 100 * (a - b) / b }'): ${HS_T[v6]} s with, ${HS_T[quiet]} s without)" \
+		"${HS_T[v6]} <= 1.5 * ${HS_T[quiet]}" v6
 verdict "peak RSS < 32 MiB at 100k events (${RSS[small]} MiB)" "${RSS[small]} < 32" small
 verdict "peak RSS < 32 MiB at 10M events (${RSS[huge]} MiB)" "${RSS[huge]} < 32" huge
 for k in v6 v7 txt real; do

@@ -4,7 +4,8 @@ import json, sys
 # documents, vCPUs matched by tid. Everything but the file's name and format
 # must agree: haltstat record puts its metadata in the trace as notes, so a
 # trace-cmd convert copy and trace-cmd's text keep it. ts: drop what depends
-# on timestamps (text rounds them to microseconds), the advice built on it,
+# on timestamps (text rounds them to microseconds: a halt's start, ts - ns,
+# against the sched events' moments decides its contention), the advice built on it,
 # and what depends on the event formats (text has none: it cannot tell
 # whether kvm was loaded). meta: for files made without notes (hs-synth's),
 # whose metadata only the trailer carries: drop what depends on it.
@@ -20,7 +21,11 @@ if mode.startswith('meta'):
 if mode.endswith('ts'):
     DROP |= {'duration_s', 'first_ts_ns', 'last_ts_ns', 'halts_per_s', 'flaps_per_s',
              'poll_cpu_pct', 'poll_cpu_pct_per_vcpu', 'mean_ns', 'residency_ns', 'residency_pct',
-             'idle_pct', 'advice', 'kvm', 'guest_what_if', 'guest_advice'}
+             'idle_pct', 'advice', 'kvm', 'guest_what_if', 'guest_advice', 'contention'}
+    # with sched events every replayed poll is cut at a moment in time, so the
+    # what-if moves with the rounding too
+    if any(d.get('host', {}).get('contention', {}).get('known') for d in (a, b)):
+        DROP |= {'what_if'}
 KVM_WORDS = ('kvm was loaded', 'no kvm event formats', 'whether kvm was loaded')
 def norm(x):
     if isinstance(x, dict):

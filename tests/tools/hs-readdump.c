@@ -48,6 +48,13 @@ static int c_event(void *priv, const struct hs_event *ev)
 	case HS_EV_CPU_IDLE:
 		h = ev->idle.state * 13ull + ev->idle.cpu_id;
 		break;
+	case HS_EV_SCHED_SWITCH:
+		h = (uint64_t)ev->sched_switch.prev_pid * 19 + (uint64_t)ev->sched_switch.next_pid * 23 +
+		    ev->sched_switch.prev_runnable;
+		break;
+	case HS_EV_SCHED_WAKEUP:
+		h = (uint64_t)ev->sched_wakeup.pid * 29 + (uint64_t)ev->sched_wakeup.target_cpu;
+		break;
 	default:
 		h = ev->guest_poll.new_ns * 17ull + ev->guest_poll.old_ns + ev->guest_poll.grow;
 	}

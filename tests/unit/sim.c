@@ -184,9 +184,31 @@ static void test_era_table(void)
 	      hs_kernel_copies_halt_poll_ns("") < 0, "kernel_copies_halt_poll_ns_5_8_to_6_0");
 }
 
+/* A poll cut by another runnable task: a miss, polled to the cut; the decision as without it. */
+static void test_poll_cut(void)
+{
+	struct hs_sim s;
+	bool hit;
+	int c;
+
+	sim_new(&s, HS_ERA_6_11, 200000, 2);
+	s.window = 40000;
+	c = hs_sim_halt_cut(&s, 30000, true, 10000, &hit);
+	CHECK(!hit && s.poll_ns == 10000 && s.miss_poll_ns == 10000,
+	      "sim_cut_poll_misses_and_polls_to_the_cut");
+	/* 30000 + 5000 > 40000 is false: no change, as if the whole window had run */
+	CHECK(c == 0 && s.window == 40000, "sim_cut_poll_decides_on_the_whole_halt");
+	c = hs_sim_halt_cut(&s, 30000, true, 35000, &hit);
+	CHECK(hit && s.poll_ns == 40000 && s.hits == 1, "sim_cut_after_the_wake_still_hits");
+	c = hs_sim_halt_cut(&s, 50000, true, 0, &hit);
+	CHECK(!hit && c == 1 && s.window == 80000 && s.poll_ns == 40000,
+	      "sim_cut_at_once_polls_nothing_and_still_grows");
+}
+
 int main(void)
 {
 	test_grow();
+	test_poll_cut();
 	test_shrink_floor();
 	test_eras();
 	test_flapping();

@@ -154,7 +154,8 @@ static inline struct hs_whatif *run(struct gen *g, const struct hs_whatif_opts *
 		bool ev = gen_halt(g, &wk, &c, &win);
 		bool reliable = !unreliable_every || i % unreliable_every;
 
-		hs_whatif_halt(w, &wk, ev ? &c : NULL, reliable ? win : -1, reliable);
+		hs_whatif_halt(w, &wk, ev ? &c : NULL, reliable ? win : -1, reliable,
+			       HS_POLL_CUT_UNKNOWN);
 	}
 	if (w)
 		hs_whatif_finish(w, 10ull * 1000000000);

@@ -559,6 +559,8 @@ static const char *const malformed[] = {
 	"          <idle>-0       [000] d..1.   545.162525: cpu_idle: state=1 cpu_id=0 extra",
 	"          <idle>-0       [000] d..1.   545.162525: guest_halt_poll_ns: halt_poll_ns (grow 1)",
 	"         swapper     0 [000]   773.831268: power:cpu_idle: state=one cpu_id=0",
+	"            bash-1234    [001] .....   802.408511: sched_switch: prev_comm=bash prev_pid=1234",
+	"           sleep     77 [001]   802.408511: sched:sched_wakeup: comm=sleep pid=x",
 };
 
 /* Not counted anywhere: blank lines, comments, other events and tracers. */
@@ -567,9 +569,9 @@ static const char *const ignored[] = {
 	"   \t ",
 	"#",
 	"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION",
-	"            bash-1234    [001] .....   802.408511: sched_switch: prev_comm=bash prev_pid=1234",
+	"            bash-1234    [001] .....   802.408511: sched_stat_runtime: comm=bash pid=1234",
 	"            bash-1234    [001] .....   802.408511: do_sys_open <-__x64_sys_openat",
-	"           sleep     77 [001]   802.408511: sched:sched_switch: prev_comm=sleep",
+	"           sleep     77 [001]   802.408511: sched:sched_migrate_task: comm=sleep",
 };
 
 static void test_garbage(const struct truth *t, size_t n)
@@ -700,6 +702,52 @@ static void test_exact(void)
 }
 
 /* Lines captured on a test machine (6.18 guest, power:cpu_idle). */
+/* sched_switch and sched_wakeup in the kernel's, trace-cmd's and perf's words. */
+static void test_sched(void)
+{
+	static const char text[] =
+		"        haltstat-23237 [000] d..2.  2658.359873: sched_switch: prev_comm=haltstat prev_pid=23237 prev_prio=120 prev_state=S ==> next_comm=CPU 0/KVM next_pid=23207 next_prio=120\n"
+		"         python3-23190 [000] d..2.  2658.360060: sched_switch: prev_comm=python3 prev_pid=23190 prev_prio=120 prev_state=R+ ==> next_comm=swapper/0 next_pid=0 next_prio=120\n"
+		"        hs-waker-23208 [001] d..3.  2658.360053: sched_wakeup: comm=CPU 0/KVM pid=23207 prio=120 target_cpu=000\n"
+		"          <idle>-0     [001] d..3.  2658.360054: sched_wakeup: comm=a:b [1] pid=7 prio=120 success=1 target_cpu=003\n"
+		"       CPU 0/KVM-23207 [000]  2658.360076: sched_switch:         CPU 0/KVM:23207 [120] D ==> py:th:23190 [120]\n"
+		"         python3-23190 [000]  2658.360092: sched_switch:         python3:23190 [120] R ==> swapper/0:0 [120]\n"
+		"        hs-waker-23208 [001]  2658.360053: sched_wakeup:         CPU 0/KVM:23207 [120] CPU:001\n"
+		"         swapper     0 [000]  2658.360095: sched:sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=9 next_prio=120\n";
+	struct fake a;
+	struct hs_error err;
+	const struct hs_event *ev;
+	int rc;
+
+	rc = parse(&a, text, sizeof(text) - 1, &err);
+	CHECK(rc == HS_OK, "sched: reads");
+	CHECK_EQ_U64(a.nev, 8, "sched: 8 events");
+	CHECK_EQ_U64(a.meta.skipped_lines, 0, "sched: nothing skipped");
+	if (a.nev != 8) {
+		fake_free(&a);
+		return;
+	}
+	ev = a.ev;
+	CHECK(ev[0].kind == HS_EV_SCHED_SWITCH && ev[0].sched_switch.prev_pid == 23237 &&
+	      !ev[0].sched_switch.prev_runnable && ev[0].sched_switch.next_pid == 23207 &&
+	      ev[0].cpu == 0, "sched: kernel switch, sleeping prev, next with blanks");
+	CHECK(ev[1].sched_switch.prev_runnable && ev[1].sched_switch.next_pid == 0,
+	      "sched: kernel switch, preempted prev (R+), to idle");
+	CHECK(ev[2].kind == HS_EV_SCHED_WAKEUP && ev[2].sched_wakeup.pid == 23207 &&
+	      ev[2].sched_wakeup.target_cpu == 0 && ev[2].cpu == 1, "sched: kernel wakeup");
+	CHECK(ev[3].sched_wakeup.pid == 7 && ev[3].sched_wakeup.target_cpu == 3,
+	      "sched: old kernel wakeup (success=), odd comm");
+	CHECK(ev[4].sched_switch.prev_pid == 23207 && !ev[4].sched_switch.prev_runnable &&
+	      ev[4].sched_switch.next_pid == 23190, "sched: trace-cmd switch, colons in comm");
+	CHECK(ev[5].sched_switch.prev_runnable && ev[5].sched_switch.next_pid == 0,
+	      "sched: trace-cmd switch, runnable prev");
+	CHECK(ev[6].sched_wakeup.pid == 23207 && ev[6].sched_wakeup.target_cpu == 1,
+	      "sched: trace-cmd wakeup");
+	CHECK(ev[7].sched_switch.prev_pid == 0 && ev[7].sched_switch.next_pid == 9,
+	      "sched: perf switch");
+	fake_free(&a);
+}
+
 static void test_real(void)
 {
 	static const char text[] =
@@ -881,6 +929,7 @@ int main(void)
 	test_garbage(t, NTRUTH);
 	test_lost();
 	test_exact();
+	test_sched();
 	test_real();
 	test_context();
 	test_errors();

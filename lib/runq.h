@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef HS_RUNQ_H
+#define HS_RUNQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "event.h"
+
+/*
+ * Who is runnable on each CPU, from sched_switch and sched_wakeup, and when
+ * that changed. KVM polls only while the vCPU thread is the one task
+ * runnable on its CPU (single_task_running(), need_resched()), so a halt's
+ * poll ends at the first moment another task is runnable there.
+ *
+ * A halt is known only at its end (kvm_vcpu_wakeup comes after it), so each
+ * CPU keeps a bounded history of its changes: whether one task or more are
+ * runnable, and which one when it is one. The tracking is of runqueues as
+ * the events show them: a task that migrates while waiting stays counted on
+ * its old CPU until it runs elsewhere or that CPU goes idle (an idle CPU
+ * has an empty runqueue, which resets it).
+ */
+#define HS_RUNQ_MAX_CPUS 4096
+#define HS_RUNQ_TASKS 32	/* runnable tasks tracked per CPU; past that "many" */
+#define HS_RUNQ_HISTORY 512	/* changes kept per CPU */
+
+struct hs_runq;
+
+struct hs_runq *hs_runq_alloc(void);
+void hs_runq_free(struct hs_runq *q);
+
+/* ts: the event's; cpu: the CPU whose buffer held the switch. */
+void hs_runq_switch(struct hs_runq *q, uint64_t ts, int cpu, const struct hs_sched_switch *sw);
+void hs_runq_wakeup(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup *wk);
+/* Events were lost on cpu (-1: somewhere): what it knew of that CPU is gone. */
+void hs_runq_lost(struct hs_runq *q, int cpu);
+
+/* What the history says of one halt of thread tid on cpu, [start, end]. */
+struct hs_runq_halt {
+	bool known;		/* the CPU's runqueue was tracked over the whole halt */
+	uint64_t cut_ns;	/* from start to another task runnable; UINT64_MAX none */
+	uint64_t busy_ns;	/* time within the halt with another task runnable */
+	uint64_t slept_ns;	/* from start to tid going to sleep there; UINT64_MAX none */
+};
+
+void hs_runq_halt(const struct hs_runq *q, int cpu, int tid, uint64_t start, uint64_t end,
+		  struct hs_runq_halt *out);
+
+#endif
