@@ -20,6 +20,7 @@ struct hs_text_opts {
 	 */
 	bool per_vm_histograms;
 	bool per_vcpu_histograms;
+	bool fold_empty_buckets;	/* a run of 3 or more empty log2 rows as one line (Markdown) */
 	const char *command;	/* the command line that made it (Markdown), or NULL */
 };
 

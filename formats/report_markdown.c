@@ -288,6 +288,7 @@ static int md_histograms(FILE *out, const struct hs_report *r, const struct hs_t
 	int ret;
 
 	o.color = false;
+	o.fold_empty_buckets = true;
 	fputs("\n#### Halt duration (log2 buckets; # poll hit, * wait)\n\n", out);
 	if (!several || o.linear)
 		return md_hist_block(out, r, &o, MD_HISTS_ALL);

@@ -394,6 +394,31 @@ static void write_hist_footer(const struct text_ctx *c, const struct hs_halt_sta
 		hs_duration_format(d, sizeof(d), any ? (double)s->max_ns : -1));
 }
 
+/* The length of the run of empty rows from i that is folded into one, 0 for none. */
+static unsigned int empty_run(const struct text_ctx *c, const struct hist_view *h,
+			      unsigned int i, unsigned int last)
+{
+	unsigned int n = 0;
+
+	if (!c->opts->fold_empty_buckets || h->linear)
+		return 0;
+	while (i + n < last && !h->poll[i + n] && !h->wait[i + n])
+		n++;
+	return n >= 3 ? n : 0;
+}
+
+static void write_empty_run(const struct text_ctx *c, unsigned int i, unsigned int run)
+{
+	char lo[16], hi[16], label[40], note[32];
+
+	hs_duration_format(lo, sizeof(lo), (double)log2_lo(i));
+	snprintf(label, sizeof(label), "%s -> %s", i ? lo : "0",
+		 hs_duration_format(hi, sizeof(hi), (double)log2_lo(i + run)));
+	/* the note stays inside the bar's frame: the columns before it hold only counts */
+	snprintf(note, sizeof(note), " (%u empty buckets)", run);
+	fprintf(c->out, "%24s : %10d %10d  |%-*s|\n", label, 0, 0, BAR_WIDTH, note);
+}
+
 static void write_hist(const struct text_ctx *c, const char *title,
 		       const struct hist_view *h, const struct hs_halt_stats *s)
 {
@@ -422,6 +447,13 @@ static void write_hist(const struct text_ctx *c, const char *title,
 		if (h->linear)
 			last = h->n - 1;
 		for (unsigned int i = first; i <= last; i++) {
+			unsigned int run = empty_run(c, h, i, last);
+
+			if (run) {
+				write_empty_run(c, i, run);
+				i += run - 1;
+				continue;
+			}
 			range_label(label, sizeof(label), h, i);
 			fprintf(c->out, "%24s : %10" PRIu64 " %10" PRIu64 "  ", label,
 				h->poll[i], h->wait[i]);
