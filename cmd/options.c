@@ -144,12 +144,34 @@ static int cmd_option_error(const struct cmd_parser *p, int c, char **argv)
 	return cmd_usage_error(p->cmd, "unknown option '%s'", arg);
 }
 
+int cmd_parse_pids(const char *cmd, const char *arg, int *pids, unsigned int max, unsigned int *n)
+{
+	int got = hs_parse_pid_list(arg, pids, max);
+
+	if (got <= 0)
+		return cmd_usage_error(cmd, "bad pid list '%s'", arg);
+	*n = (unsigned int)got;
+	return 0;
+}
+
+int cmd_parse_vm(const char *cmd, const char *arg, const char **vm)
+{
+	if (!arg[0])
+		return cmd_usage_error(cmd, "empty --vm");
+	*vm = arg;
+	return 0;
+}
+
 int cmd_parse_options(const struct cmd_parser *p, void *params, int argc, char **argv)
 {
 	char shortopts[64];
 	int c, ret;
 
-	snprintf(shortopts, sizeof(shortopts), ":%s", p->shortopts);
+	/* the '+' of POSIX order must come first, the ':' of quiet errors next */
+	if (p->shortopts[0] == '+')
+		snprintf(shortopts, sizeof(shortopts), "+:%s", p->shortopts + 1);
+	else
+		snprintf(shortopts, sizeof(shortopts), ":%s", p->shortopts);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shortopts, p->longopts, NULL)) != -1) {

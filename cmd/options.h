@@ -60,10 +60,18 @@ void cmd_advice_defaults(struct hs_advice_opts *a);
 int cmd_parse_whatif_option(const char *cmd, int opt, const char *arg,
 			    struct hs_whatif_opts *w, struct hs_advice_opts *a);
 
+/*
+ * The selection options several commands share: --pid PID[,PID] into
+ * pids[max] (*n set), --vm NAME (not empty). 0 or, after the message,
+ * HS_ERR_USAGE.
+ */
+int cmd_parse_pids(const char *cmd, const char *arg, int *pids, unsigned int max, unsigned int *n);
+int cmd_parse_vm(const char *cmd, const char *arg, const char **vm);
+
 /* A command's command line: names, getopt's tables, help, one option's parser. */
 struct cmd_parser {
 	const char *cmd;		/* "report" */
-	const char *shortopts;		/* without the leading ':' */
+	const char *shortopts;		/* without the leading ':'; a leading '+' stops at the first operand */
 	const struct option *longopts;
 	void (*usage)(FILE *out);
 	int (*parse_one)(void *params, int opt, const char *arg);

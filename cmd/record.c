@@ -24,6 +24,7 @@
 #include "../lib/sysinfo.h"
 #include "../lib/vcpu_cpus.h"
 #include "builtin.h"
+#include "options.h"
 
 /* 8 MiB per CPU at buffer_percent 10 holds several seconds of 100k events/s. */
 #define RECORD_DEFAULT_KIB	8192
@@ -33,7 +34,7 @@ struct record_params {
 	const char *output;
 	uint64_t duration_ns;		/* 0: until Ctrl-C or the command ends */
 	int pids[HS_CAPTURE_MAX_PIDS];
-	int npids;
+	unsigned int npids;
 	bool host, guest;
 	bool sched;			/* --sched: who else runs on the vCPUs' CPUs */
 	char sched_filter[2][4096];	/* sched_switch's and sched_wakeup's; "" none */
@@ -85,76 +86,87 @@ static void record_usage(FILE *out)
 		RECORD_DEFAULT_KIB);
 }
 
+enum { OPT_HOST = CMD_OPT_OWN, OPT_GUEST, OPT_SCHED };
+
+static const struct option record_options[] = {
+	{ "output",	required_argument,	NULL, 'o' },
+	{ "duration",	required_argument,	NULL, 'd' },
+	{ "pid",	required_argument,	NULL, 'p' },
+	{ "host",	no_argument,		NULL, OPT_HOST },
+	{ "guest",	no_argument,		NULL, OPT_GUEST },
+	{ "event",	required_argument,	NULL, 'e' },
+	{ "buffer",	required_argument,	NULL, 'm' },
+	{ "sched",	no_argument,		NULL, OPT_SCHED },
+	CMD_OPTION_HELP,
+	{ NULL, 0, NULL, 0 },
+};
+
+static int record_parse_event(struct record_params *p, const char *arg)
+{
+	static const char name_chars[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:";
+
+	if (p->nextra >= HS_CAPTURE_MAX_EVENTS - 4)
+		return cmd_usage_error("record", "too many -e events");
+	if (!strchr(arg, ':') || arg[strspn(arg, name_chars)])
+		return cmd_usage_error("record", "bad event '%s' (want SYSTEM:EVENT)", arg);
+	p->extra[p->nextra++] = arg;
+	return 0;
+}
+
+static int record_parse_one(void *params, int opt, const char *arg)
+{
+	struct record_params *p = params;
+	uint64_t v;
+
+	switch (opt) {
+	case 'o':
+		if (!arg[0])
+			return cmd_usage_error("record", "empty output file name");
+		p->output = arg;
+		return 0;
+	case 'd':
+		if (hs_parse_duration_ns(arg, &p->duration_ns) || !p->duration_ns)
+			return cmd_usage_error("record", "bad duration '%s'", arg);
+		return 0;
+	case 'p':
+		return cmd_parse_pids("record", arg, p->pids, HS_CAPTURE_MAX_PIDS, &p->npids);
+	case OPT_HOST:
+		p->host = true;
+		return 0;
+	case OPT_GUEST:
+		p->guest = true;
+		return 0;
+	case OPT_SCHED:
+		p->sched = true;
+		return 0;
+	case 'e':
+		return record_parse_event(p, arg);
+	case 'm':
+		if (hs_parse_u64(arg, &v) || !v || v > RECORD_MAX_KIB)
+			return cmd_usage_error("record", "bad buffer size '%s' (KiB, 1..%u)",
+					       arg, RECORD_MAX_KIB);
+		p->buffer_kib = (unsigned int)v;
+		return 0;
+	}
+	return cmd_usage_error("record", "unknown option");
+}
+
 static int record_parse_args(int argc, char **argv, struct record_params *p)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "host", no_argument, NULL, 'H' },
-		{ "guest", no_argument, NULL, 'G' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "buffer", required_argument, NULL, 'm' },
-		{ "sched", no_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	/* '+': COMMAND's own options are COMMAND's */
+	static const struct cmd_parser parser = {
+		.cmd = "record", .shortopts = "+o:d:p:e:m:h", .longopts = record_options,
+		.usage = record_usage, .parse_one = record_parse_one, .operands = true,
 	};
-	uint64_t v;
-	int c;
+	int ret;
 
 	memset(p, 0, sizeof(*p));
 	p->output = "haltstat.dat";
 	p->buffer_kib = RECORD_DEFAULT_KIB;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:d:p:e:m:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (!optarg[0])
-				return cmd_usage_error("record", "empty output file name");
-			p->output = optarg;
-			break;
-		case 'd':
-			if (hs_parse_duration_ns(optarg, &p->duration_ns) || !p->duration_ns)
-				return cmd_usage_error("record", "bad duration '%s'", optarg);
-			break;
-		case 'p':
-			p->npids = hs_parse_pid_list(optarg, p->pids, HS_CAPTURE_MAX_PIDS);
-			if (p->npids <= 0)
-				return cmd_usage_error("record", "bad pid list '%s'", optarg);
-			break;
-		case 'H':
-			p->host = true;
-			break;
-		case 'G':
-			p->guest = true;
-			break;
-		case 'S':
-			p->sched = true;
-			break;
-		case 'e':
-			if (p->nextra >= HS_CAPTURE_MAX_EVENTS - 4)
-				return cmd_usage_error("record", "too many -e events");
-			if (!strchr(optarg, ':') || optarg[strspn(optarg,
-			    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:")])
-				return cmd_usage_error("record", "bad event '%s' (want SYSTEM:EVENT)",
-						       optarg);
-			p->extra[p->nextra++] = optarg;
-			break;
-		case 'm':
-			if (hs_parse_u64(optarg, &v) || !v || v > RECORD_MAX_KIB)
-				return cmd_usage_error("record", "bad buffer size '%s' (KiB, 1..%u)",
-						       optarg, RECORD_MAX_KIB);
-			p->buffer_kib = (unsigned int)v;
-			break;
-		case 'h':
-			record_usage(stdout);
-			return -1;
-		default:
-			return cmd_usage_error("record", "unknown or incomplete option '%s'",
-					       argv[optind - 1]);
-		}
-	}
+	ret = cmd_parse_options(&parser, p, argc, argv);
+	if (ret)
+		return ret;
 	if (!p->host && !p->guest)
 		p->host = p->guest = true;
 	if (optind < argc)
@@ -205,7 +217,7 @@ static void record_sched_filters(struct record_params *p)
 	p->sched_filter[0][0] = p->sched_filter[1][0] = '\0';
 	if (!cpus)
 		return;
-	threads = hs_vcpu_cpus(p->pids, (unsigned int)p->npids, cpus, ncpus);
+	threads = hs_vcpu_cpus(p->pids, p->npids, cpus, ncpus);
 	for (unsigned int i = 0; i < ncpus; i++)
 		set += cpus[i];
 	if (!threads)
@@ -408,7 +420,7 @@ static int record_run(const struct record_params *p, const sigset_t *orig)
 	struct hs_capture_opts o = {
 		.events = ev, .required = req, .filters = filter,
 		.nevents = record_events(p, ev, req, filter),
-		.pids = p->pids, .npids = (unsigned int)p->npids, .buffer_kib = p->buffer_kib,
+		.pids = p->pids, .npids = p->npids, .buffer_kib = p->buffer_kib,
 		.identity = true,
 	};
 	struct hs_error err = { 0 };

@@ -186,20 +186,12 @@ static int report_parse_linear(struct report_params *p, int opt, const char *arg
 static int report_parse_select(struct report_params *p, int opt, const char *arg)
 {
 	uint64_t v;
-	int n;
 
 	switch (opt) {
 	case OPT_PID:
-		n = hs_parse_pid_list(arg, p->pids, REPORT_MAX_PIDS);
-		if (n <= 0)
-			return cmd_usage_error("report", "bad --pid '%s'", arg);
-		p->filter.npids = (unsigned int)n;
-		return 0;
+		return cmd_parse_pids("report", arg, p->pids, REPORT_MAX_PIDS, &p->filter.npids);
 	case OPT_VM:
-		if (!arg[0])
-			return cmd_usage_error("report", "empty --vm");
-		p->filter.vm = arg;
-		return 0;
+		return cmd_parse_vm("report", arg, &p->filter.vm);
 	case OPT_VCPU:
 		if (hs_parse_u64(arg, &v) || v > INT_MAX)
 			return cmd_usage_error("report", "bad --vcpu '%s'", arg);

@@ -113,7 +113,6 @@ static int top_parse_one(void *params, int c, const char *arg)
 {
 	struct top_params *p = params;
 	uint64_t v;
-	int n;
 
 	switch (c) {
 	case 's':
@@ -130,11 +129,7 @@ static int top_parse_one(void *params, int c, const char *arg)
 		p->count = (unsigned long)v;
 		return 0;
 	case 'p':
-		n = hs_parse_pid_list(arg, p->pids, HS_CAPTURE_MAX_PIDS);
-		if (n <= 0)
-			return cmd_usage_error("top", "bad pid list '%s'", arg);
-		p->filter.npids = (unsigned int)n;
-		return 0;
+		return cmd_parse_pids("top", arg, p->pids, HS_CAPTURE_MAX_PIDS, &p->filter.npids);
 	case 'm':
 		if (hs_parse_u64(arg, &v) || !v || v > TOP_MAX_KIB)
 			return cmd_usage_error("top", "bad buffer size '%s' (KiB, 1..%u)", arg,
@@ -142,10 +137,7 @@ static int top_parse_one(void *params, int c, const char *arg)
 		p->buffer_kib = (unsigned int)v;
 		return 0;
 	case OPT_VM:
-		if (!arg[0])
-			return cmd_usage_error("top", "empty --vm");
-		p->filter.vm = arg;
-		return 0;
+		return cmd_parse_vm("top", arg, &p->filter.vm);
 	case OPT_SORT:
 		if (top_parse_sort(arg, &p->sort))
 			return cmd_usage_error("top", "bad --sort '%s' (halts, hits, cpu, p99 or vm)",
