@@ -299,12 +299,16 @@ static enum hs_kernel_era account_era(const struct hs_account *a)
  * what-if's, else (no what-if: nothing checks it against the trace) the
  * recorded module parameter.
  */
-static int64_t hs_vcpu_max(const struct hs_account *a, struct hs_vcpu_acct *v, bool *checked)
+static int64_t hs_vcpu_max(const struct hs_account *a, struct hs_vcpu_acct *v, bool *checked,
+			   bool *own)
 {
+	enum hs_max_source src = HS_MAX_MODULE;
+	int64_t max;
+
 	*checked = v->whatif != NULL;
-	if (v->whatif)
-		return hs_whatif_max_ns(v->whatif);
-	return a->meta.halt_poll_ns;
+	max = v->whatif ? hs_whatif_max_ns(v->whatif, &src) : a->meta.halt_poll_ns;
+	*own = src == HS_MAX_CONTRADICTED;
+	return max;
 }
 
 /*
@@ -317,8 +321,8 @@ static void hs_seg_close(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t 
 	struct hs_window_seg *s = &v->seg;
 	enum hs_window_source src = HS_WSRC_COUNT;
 	enum hs_unknown_reason why = HS_UNK_NO_RULE;
-	bool lower = false, checked;
-	int64_t max = hs_vcpu_max(a, v, &checked), w;
+	bool lower = false, checked, own;
+	int64_t max = hs_vcpu_max(a, v, &checked, &own), w;
 
 	if (s->window >= 0) {
 		/* an unchecked module value may not be the VM's maximum: no cut then */
@@ -332,6 +336,9 @@ static void hs_seg_close(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t 
 	if (!s->halts)
 		return;
 	w = hs_seg_decide(s, max, &src, &why, &lower);
+	/* a maximum of 0 the module does not have was inferred from these very halts */
+	if (src == HS_WSRC_MAX_ZERO && own)
+		src = HS_WSRC_NO_POLLING;
 	if (v->whatif)
 		hs_whatif_backfill(v->whatif, w, lower);
 	if (w < 0) {

@@ -214,9 +214,28 @@ static int hs_adv_row_of(const struct hs_adv_scope *s, int64_t ns)
 	return -1;
 }
 
-/* The recorded maximum: metadata first, else what the self-check inferred. */
+/* The busiest VM whose maximum in force is not the module's (or none was recorded). */
+static const struct hs_report_vm *hs_adv_vm_own_max(const struct hs_report *rep)
+{
+	for (unsigned int k = 0; k < rep->nvms; k++) {
+		const struct hs_report_vm *vm = &rep->vms[rep->vm_order ? rep->vm_order[k] : k];
+
+		if (vm->max.source == HS_MAX_CONTRADICTED || vm->max.source == HS_MAX_INFERRED)
+			return vm;
+	}
+	return NULL;
+}
+
+/*
+ * The maximum in force: the metadata's unless the window events contradict
+ * it (a VMM's own KVM_CAP_HALT_POLL), else what the self-check inferred.
+ */
 static int64_t hs_adv_recorded_max(const struct hs_report *rep)
 {
+	const struct hs_report_vm *vm = hs_adv_vm_own_max(rep);
+
+	if (vm && (vm->max.source == HS_MAX_CONTRADICTED || rep->meta.halt_poll_ns < 0))
+		return vm->max.max_ns;
 	if (rep->meta.halt_poll_ns >= 0)
 		return rep->meta.halt_poll_ns;
 	for (unsigned int i = 0; i < rep->nvcpus; i++) {
@@ -301,7 +320,9 @@ static void hs_adv_explain_recorded(struct hs_adv_ctx *c, const struct hs_adv_sc
 	double pct;
 
 	if (j >= 0) {
-		hs_adv_say(c, "The recorded setting %lld replays to %.1f%% hits with the busiest vCPU polling %.1f%% of a CPU.",
+		hs_adv_say(c, "The %s %lld replays to %.1f%% hits with the busiest vCPU polling %.1f%% of a CPU.",
+			   m != rep->meta.halt_poll_ns && rep->meta.halt_poll_ns >= 0 ?
+			   "maximum in force" : "recorded setting",
 			   (long long)m, 100 * s->rows[j].hit_rate, s->vcpu_pct[j]);
 		return;
 	}
@@ -316,11 +337,31 @@ static void hs_adv_explain_recorded(struct hs_adv_ctx *c, const struct hs_adv_sc
 			   100 * rep->host.hit_rate, pct);
 }
 
+/* Where the replayed maximum came from, in words ("" for the module's own). */
+static void hs_adv_max_words(char *buf, size_t len, const struct hs_report *rep, uint64_t max,
+			     enum hs_max_source src)
+{
+	const struct hs_report_vm *vm = hs_adv_vm_own_max(rep);
+	const char *name = vm ? (vm->name[0] ? vm->name : vm->comm) : "";
+
+	buf[0] = '\0';
+	if (src == HS_MAX_INFERRED)
+		snprintf(buf, len, ", inferred from the trace");
+	else if (src == HS_MAX_CONTRADICTED && max == 0)
+		snprintf(buf, len, ": no polling in force, inferred from VM %s's halts; the module's halt_poll_ns is %lld, so the VMM sets its own maximum (KVM_CAP_HALT_POLL) or the guest turned host polling off",
+			 name, (long long)rep->meta.halt_poll_ns);
+	else if (src == HS_MAX_CONTRADICTED)
+		snprintf(buf, len, ", inferred from VM %s's window events; the module's halt_poll_ns is %lld, so the VMM sets its own (KVM_CAP_HALT_POLL)",
+			 name, (long long)rep->meta.halt_poll_ns);
+}
+
 static void hs_adv_selfcheck(struct hs_adv_ctx *c)
 {
 	const struct hs_report *rep = c->rep;
 	uint64_t cmp = 0, agree = 0, max = 0;
-	bool inferred = false;
+	enum hs_max_source src = HS_MAX_MODULE;
+	bool any = false;
+	char words[512];
 	double pct;
 
 	for (unsigned int i = 0; i < rep->nvcpus; i++) {
@@ -328,9 +369,12 @@ static void hs_adv_selfcheck(struct hs_adv_ctx *c)
 
 		cmp += sc->halts_compared;
 		agree += sc->halts_agreeing;
-		if (sc->halts_compared && sc->replayed_max_ns > max) {
+		/* the largest M replayed, and a VM's own before the module's at a tie */
+		if (sc->halts_compared && (!any || sc->replayed_max_ns > max ||
+					   (sc->replayed_max_ns == max && src == HS_MAX_MODULE))) {
 			max = sc->replayed_max_ns;
-			inferred = sc->max_inferred;
+			src = sc->max_source;
+			any = true;
 		}
 	}
 	if (!cmp) {
@@ -339,9 +383,14 @@ static void hs_adv_selfcheck(struct hs_adv_ctx *c)
 		return;
 	}
 	pct = 100.0 * agree / cmp;
-	hs_adv_say(c, "Self-check: replaying the recorded setting (%llu%s) reproduces the poll outcome and the window change of %.1f%% of %llu halts.",
-		   (unsigned long long)max, inferred ? ", inferred from the trace" : "", pct,
-		   (unsigned long long)cmp);
+	hs_adv_max_words(words, sizeof(words), rep, max, src);
+	hs_adv_say(c, "Self-check: replaying the %s (%llu%s) reproduces the poll outcome and the window change of %.1f%% of %llu halts.",
+		   src == HS_MAX_CONTRADICTED ? "maximum in force" : "recorded setting",
+		   (unsigned long long)max, words, pct, (unsigned long long)cmp);
+	if (hs_adv_vm_own_max(rep) && rep->meta.halt_poll_ns >= 0) {
+		hs_adv_finding(c->adv, "vm_sets_own_max");
+		hs_adv_say(c, "Writing the module's halt_poll_ns does not reach a VM whose VMM sets its own maximum: change it in the VMM (KVM_CAP_HALT_POLL).");
+	}
 	if (pct < 95) {
 		hs_adv_finding(c->adv, "selfcheck_low");
 		hs_adv_say(c, "The replay disagrees with the kernel on %.1f%% of halts (another kernel era? try --kernel-era); treat the numbers with care.",

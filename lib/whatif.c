@@ -50,9 +50,11 @@
  * not depend on M, so they are gathered as halts arrive. When the recorded
  * M is unknown, or known and outside the bounds (a VMM that sets its own
  * with KVM_CAP_HALT_POLL: the module parameter is then not the maximum in
- * force), M is the lower bound rounded up to a multiple of 10000 (or else
- * 1000) when that stays within the upper bound, since operators set round
- * numbers, else the lower bound itself; bounds that contradict each other
+ * force), M is taken where operators set it, at round numbers: between
+ * two bounds the roundest value (a multiple of 1000000, else 500000,
+ * 100000, 50000, 10000, 1000: the smallest such), with only a lower bound
+ * that rounded up to a multiple of 10000 (or else 1000), else the lower
+ * bound itself; bounds that contradict each other
  * (M changed during the recording) keep the recorded value. The replay
  * follows the bounds as they are kept up to date (as 6.1+ reads M live).
  * A trace without any bound (only hits) gives 0.
@@ -104,6 +106,7 @@ struct hs_whatif {
 	bool max_known;			/* recorded M given */
 	enum hs_max_source max_source;	/* what check.p.max_ns is */
 	uint64_t max_lo, max_hi;	/* bounds on M from the window events */
+	uint64_t max_soft;		/* 6.1+: the largest window carried on from a grow */
 
 	/* back-filled windows, applied to the buffer before its replay */
 	struct { unsigned int from, to; int64_t window; } fill[HS_WHATIF_BACKFILLS];
@@ -256,11 +259,15 @@ static void hs_whatif_estimate_delta(struct hs_whatif *w)
 		w->delta = HS_WHATIF_DEFAULT_DELTA;
 }
 
-static uint64_t hs_whatif_round_max(uint64_t lo, uint64_t hi)
+uint64_t hs_whatif_max_pick(uint64_t lo, uint64_t hi)
 {
-	static const uint64_t steps[] = { 10000, 1000 };
+	/* bounded on both sides, the roundest value between; else lo rounded up a little */
+	static const uint64_t roundest[] = { 1000000, 500000, 100000, 50000, 10000, 1000 };
+	static const uint64_t near[] = { 10000, 1000 };
+	const uint64_t *steps = hi == UINT64_MAX ? near : roundest;
+	unsigned int n = hi == UINT64_MAX ? 2 : 6;
 
-	for (unsigned int i = 0; i < 2; i++) {
+	for (unsigned int i = 0; i < n; i++) {
 		uint64_t m = (lo + steps[i] - 1) / steps[i] * steps[i];
 
 		if (m >= lo && m <= hi)
@@ -309,9 +316,21 @@ static void hs_whatif_bound(struct hs_whatif *w, const struct hs_whatif_rec *r)
 	}
 	if (r->window == 0 && r->ns)
 		hs_whatif_bound_hi(w, r->ns);
-	/* 6.1+: a window the account carried on from a grow may be above M until cut */
+	/*
+	 * 6.1+: a window the account carried on from a grow may be above M
+	 * until cut, so it bounds nothing; with nothing against it, it is still
+	 * the likeliest M (only the pick uses it)
+	 */
 	else if (r->window > 0 && !(w->check.rules & HS_RULE_MAX_LIVE))
 		hs_whatif_bound_lo(w, (uint64_t)r->window);
+	else if (r->window > 0 && (uint64_t)r->window > w->max_soft)
+		w->max_soft = (uint64_t)r->window;
+}
+
+/* The lower bound the pick starts from: a soft one where the hard bounds allow it. */
+static uint64_t hs_whatif_pick_from(uint64_t lo, uint64_t hi, uint64_t soft)
+{
+	return soft > lo && soft <= hi ? soft : lo;
 }
 
 /* The M the self-check replays, from the recorded one and the bounds. */
@@ -328,7 +347,7 @@ static void hs_whatif_infer_max(struct hs_whatif *w)
 	if (!bounded)
 		return;
 	w->max_source = w->max_known ? HS_MAX_CONTRADICTED : HS_MAX_INFERRED;
-	w->check.p.max_ns = hs_whatif_round_max(lo, hi);
+	w->check.p.max_ns = hs_whatif_max_pick(hs_whatif_pick_from(lo, hi, w->max_soft), hi);
 }
 
 /* Replays one halt through the recorded setting and compares. */
@@ -447,10 +466,52 @@ void hs_whatif_backfill(struct hs_whatif *w, int64_t window, bool lower_bound)
 	}
 }
 
-int64_t hs_whatif_max_ns(struct hs_whatif *w)
+int64_t hs_whatif_max_ns(struct hs_whatif *w, enum hs_max_source *src)
 {
 	hs_whatif_infer_max(w);
+	if (src)
+		*src = w->max_source;
 	return w->max_source == HS_MAX_NONE ? -1 : (int64_t)w->check.p.max_ns;
+}
+
+void hs_max_in_force_init(struct hs_max_in_force *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->max_ns = -1;
+	m->module_ns = -1;
+	m->source = HS_MAX_NONE;
+	m->hi = UINT64_MAX;
+}
+
+void hs_max_in_force_add(struct hs_max_in_force *m, const struct hs_selfcheck *sc)
+{
+	if (sc->module_max_ns >= 0)
+		m->module_ns = sc->module_max_ns;
+	if (sc->max_lo == 0 && sc->max_hi == UINT64_MAX)
+		return;
+	m->nvcpus++;
+	if (sc->max_lo > m->lo)
+		m->lo = sc->max_lo;
+	if (sc->max_hi < m->hi)
+		m->hi = sc->max_hi;
+	if (sc->max_soft > m->soft)
+		m->soft = sc->max_soft;
+}
+
+/* As hs_whatif_infer_max(), over the VM's bounds. */
+void hs_max_in_force_decide(struct hs_max_in_force *m)
+{
+	bool bounded = m->nvcpus > 0;
+	uint64_t rec = (uint64_t)m->module_ns;
+
+	if (m->module_ns >= 0 && (!bounded || m->lo > m->hi || (m->lo <= rec && rec <= m->hi))) {
+		m->max_ns = m->module_ns;
+		m->source = HS_MAX_MODULE;
+	} else if (bounded) {
+		m->max_ns = (int64_t)hs_whatif_max_pick(hs_whatif_pick_from(m->lo, m->hi, m->soft),
+							m->hi);
+		m->source = m->module_ns >= 0 ? HS_MAX_CONTRADICTED : HS_MAX_INFERRED;
+	}
 }
 
 const char *hs_max_source_name(enum hs_max_source s)
@@ -483,7 +544,7 @@ static void hs_whatif_decide_open_run(struct hs_whatif *w)
 		if (r->reliable && !r->has_change && r->window < 0)
 			hs_seg_add(&seg, r->ns, r->waited, r->valid);
 	}
-	win = seg.halts ? hs_seg_decide(&seg, hs_whatif_max_ns(w), &src, &why, &lower) :
+	win = seg.halts ? hs_seg_decide(&seg, hs_whatif_max_ns(w, NULL), &src, &why, &lower) :
 		HS_WINDOW_UNKNOWN;
 	hs_whatif_backfill(w, win, lower);
 }
@@ -612,6 +673,7 @@ void hs_whatif_selfcheck(const struct hs_whatif *w, struct hs_selfcheck *out)
 	out->module_max_ns = w->opts.recorded_max_ns;
 	out->max_lo = w->max_lo;
 	out->max_hi = w->max_hi;
+	out->max_soft = w->max_soft;
 }
 
 uint64_t hs_whatif_wake_overhead_ns(const struct hs_whatif *w)
