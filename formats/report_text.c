@@ -332,18 +332,26 @@ static void write_window_told(const struct text_ctx *c)
 	fprintf(c->out, "\n");
 }
 
-/* A VM whose maximum in force is not the module's, or was not recorded. */
+/* The VMs whose maximum in force is not the module's, or was not recorded: the busiest few. */
+#define TEXT_VM_MAX_LINES 3
+
 static void write_vm_max(const struct text_ctx *c)
 {
 	const struct hs_report *r = c->rep;
+	unsigned int shown = 0, more = 0;
 
 	for (unsigned int j = 0; j < r->nvms; j++) {
 		const struct hs_report_vm *vm = vm_at(r, j);
 		const struct hs_max_in_force *m = &vm->max;
-		char name[128], hi[32];
+		char name[128], hi[48];
 
 		if (m->source != HS_MAX_CONTRADICTED && m->source != HS_MAX_INFERRED)
 			continue;
+		if (shown == TEXT_VM_MAX_LINES) {
+			more++;
+			continue;
+		}
+		shown++;
 		if (m->hi == UINT64_MAX)
 			snprintf(hi, sizeof(hi), "at least %" PRIu64, m->lo);
 		else if (m->hi == m->lo)
@@ -363,6 +371,8 @@ static void write_vm_max(const struct text_ctx *c)
 		else
 			fprintf(c->out, "; halt_poll_ns was not recorded\n");
 	}
+	if (more)
+		fprintf(c->out, "and %u more VMs with a maximum of their own (JSON: max_in_force)\n", more);
 }
 
 /* ---- histograms ---- */

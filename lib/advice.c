@@ -337,31 +337,49 @@ static void hs_adv_explain_recorded(struct hs_adv_ctx *c, const struct hs_adv_sc
 			   100 * rep->host.hit_rate, pct);
 }
 
-/* Where the replayed maximum came from, in words ("" for the module's own). */
-static void hs_adv_max_words(char *buf, size_t len, const struct hs_report *rep, uint64_t max,
-			     enum hs_max_source src)
+/*
+ * The VMs whose maximum in force is their own, the busiest few, in words:
+ * ", but for VM a 300000 and VM b 0 (...)" after the module's value.
+ */
+#define HS_ADV_OWN_MAX_VMS 3
+
+static void hs_adv_own_max_words(char *buf, size_t len, const struct hs_report *rep)
 {
-	const struct hs_report_vm *vm = hs_adv_vm_own_max(rep);
-	const char *name = vm ? (vm->name[0] ? vm->name : vm->comm) : "";
+	unsigned int n = 0, more = 0;
+	bool zero = false;
+	size_t at = 0;
 
 	buf[0] = '\0';
-	if (src == HS_MAX_INFERRED)
-		snprintf(buf, len, ", inferred from the trace");
-	else if (src == HS_MAX_CONTRADICTED && max == 0)
-		snprintf(buf, len, ": no polling in force, inferred from VM %s's halts; the module's halt_poll_ns is %lld, so the VMM sets its own maximum (KVM_CAP_HALT_POLL) or the guest turned host polling off",
-			 name, (long long)rep->meta.halt_poll_ns);
-	else if (src == HS_MAX_CONTRADICTED)
-		snprintf(buf, len, ", inferred from VM %s's window events; the module's halt_poll_ns is %lld, so the VMM sets its own (KVM_CAP_HALT_POLL)",
-			 name, (long long)rep->meta.halt_poll_ns);
+	for (unsigned int k = 0; k < rep->nvms; k++) {
+		const struct hs_report_vm *vm = &rep->vms[rep->vm_order ? rep->vm_order[k] : k];
+
+		if (vm->max.source != HS_MAX_CONTRADICTED)
+			continue;
+		if (n == HS_ADV_OWN_MAX_VMS) {
+			more++;
+			continue;
+		}
+		zero |= vm->max.max_ns == 0;
+		at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s VM %s %lld",
+				       n ? " and" : ", but for", vm->name[0] ? vm->name : vm->comm,
+				       (long long)vm->max.max_ns);
+		n++;
+	}
+	if (!n)
+		return;
+	if (more)
+		at += (size_t)snprintf(buf + at, at < len ? len - at : 0, " and %u more VMs", more);
+	snprintf(buf + at, at < len ? len - at : 0,
+		 ", inferred from their window events: their VMM sets its own (KVM_CAP_HALT_POLL)%s",
+		 zero ? "; 0 is no polling in force, or the guest turned host polling off" : "");
 }
 
 static void hs_adv_selfcheck(struct hs_adv_ctx *c)
 {
 	const struct hs_report *rep = c->rep;
 	uint64_t cmp = 0, agree = 0, max = 0;
-	enum hs_max_source src = HS_MAX_MODULE;
-	bool any = false;
-	char words[512];
+	bool inferred = false;
+	char own[512];
 	double pct;
 
 	for (unsigned int i = 0; i < rep->nvcpus; i++) {
@@ -369,12 +387,9 @@ static void hs_adv_selfcheck(struct hs_adv_ctx *c)
 
 		cmp += sc->halts_compared;
 		agree += sc->halts_agreeing;
-		/* the largest M replayed, and a VM's own before the module's at a tie */
-		if (sc->halts_compared && (!any || sc->replayed_max_ns > max ||
-					   (sc->replayed_max_ns == max && src == HS_MAX_MODULE))) {
+		if (sc->halts_compared && sc->replayed_max_ns > max) {
 			max = sc->replayed_max_ns;
-			src = sc->max_source;
-			any = true;
+			inferred = sc->max_inferred;
 		}
 	}
 	if (!cmp) {
@@ -383,11 +398,15 @@ static void hs_adv_selfcheck(struct hs_adv_ctx *c)
 		return;
 	}
 	pct = 100.0 * agree / cmp;
-	hs_adv_max_words(words, sizeof(words), rep, max, src);
-	hs_adv_say(c, "Self-check: replaying the %s (%llu%s) reproduces the poll outcome and the window change of %.1f%% of %llu halts.",
-		   src == HS_MAX_CONTRADICTED ? "maximum in force" : "recorded setting",
-		   (unsigned long long)max, words, pct, (unsigned long long)cmp);
-	if (hs_adv_vm_own_max(rep) && rep->meta.halt_poll_ns >= 0) {
+	hs_adv_own_max_words(own, sizeof(own), rep);
+	if (own[0])
+		hs_adv_say(c, "Self-check: replaying the maximum in force (the module's %lld%s) reproduces the poll outcome and the window change of %.1f%% of %llu halts.",
+			   (long long)rep->meta.halt_poll_ns, own, pct, (unsigned long long)cmp);
+	else
+		hs_adv_say(c, "Self-check: replaying the recorded setting (%llu%s) reproduces the poll outcome and the window change of %.1f%% of %llu halts.",
+			   (unsigned long long)max, inferred ? ", inferred from the trace" : "", pct,
+			   (unsigned long long)cmp);
+	if (own[0]) {
 		hs_adv_finding(c->adv, "vm_sets_own_max");
 		hs_adv_say(c, "Writing the module's halt_poll_ns does not reach a VM whose VMM sets its own maximum: change it in the VMM (KVM_CAP_HALT_POLL).");
 	}

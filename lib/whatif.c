@@ -46,7 +46,9 @@
  * grow means ns < M; a shrink means ns > M; no event with W == 0 and ns > 0
  * means ns >= M (else it would have grown); a window polled with (the
  * event's old value, after the 6.1+ entry clamp; on 4.4/5.x, where grows
- * clamp to M, any window and a grow's new value) is <= M. The bounds do
+ * clamp to M, any window and a grow's new value) is <= M; on 6.1+ an
+ * event whose old is below the previous event's new shows the entry cut,
+ * so that old is M (>= M too). The bounds do
  * not depend on M, so they are gathered as halts arrive. When the recorded
  * M is unknown, or known and outside the bounds (a VMM that sets its own
  * with KVM_CAP_HALT_POLL: the module parameter is then not the maximum in
@@ -55,8 +57,12 @@
  * 100000, 50000, 10000, 1000: the smallest such), with only a lower bound
  * that rounded up to a multiple of 10000 (or else 1000), else the lower
  * bound itself; bounds that contradict each other
- * (M changed during the recording) keep the recorded value. The replay
- * follows the bounds as they are kept up to date (as 6.1+ reads M live).
+ * (M changed during the recording) keep the recorded value. Within the
+ * bounds a likely value wins where there is one: the largest window polled
+ * that the grow and shrink rules do not reach from grow_start (only a cut
+ * to M explains it), or on 6.1+ the largest window a grow carried on to
+ * (unproven: it may have been cut). The replay follows the bounds as they
+ * are kept up to date (as 6.1+ reads M live).
  * A trace without any bound (only hits) gives 0.
  *
  * Back-filled windows. The account learns the window of halts that ran
@@ -106,7 +112,7 @@ struct hs_whatif {
 	bool max_known;			/* recorded M given */
 	enum hs_max_source max_source;	/* what check.p.max_ns is */
 	uint64_t max_lo, max_hi;	/* bounds on M from the window events */
-	uint64_t max_soft;		/* 6.1+: the largest window carried on from a grow */
+	uint64_t max_soft;		/* a likely M the bounds allow but do not prove */
 
 	/* back-filled windows, applied to the buffer before its replay */
 	struct { unsigned int from, to; int64_t window; } fill[HS_WHATIF_BACKFILLS];
@@ -288,6 +294,33 @@ static void hs_whatif_bound_hi(struct hs_whatif *w, uint64_t hi)
 		w->max_hi = hi;
 }
 
+/*
+ * A window the grow and shrink rules reach from grow_start alone; one they
+ * do not was cut to M at some point (M itself, or M shrunk and grown back).
+ */
+static bool hs_whatif_on_lattice(const struct hs_sim_params *p, uint64_t win)
+{
+	uint64_t up = p->grow_start;
+
+	if (!win || !p->grow_start)
+		return true;
+	for (unsigned int k = 0; k < 40 && up <= HS_SIM_WINDOW_MAX; k++) {
+		uint64_t down = up;
+
+		for (unsigned int j = 0; j < 40 && down >= win; j++) {
+			if (down == win)
+				return true;
+			if (p->shrink < 2)
+				break;
+			down /= p->shrink;
+		}
+		if (p->grow < 2)
+			break;
+		up *= p->grow;
+	}
+	return false;
+}
+
 /* What one halt tells of M, whatever M is taken to be (see the top). */
 static void hs_whatif_bound(struct hs_whatif *w, const struct hs_whatif_rec *r)
 {
@@ -305,6 +338,9 @@ static void hs_whatif_bound(struct hs_whatif *w, const struct hs_whatif_rec *r)
 		if (cut && w->check.rules & HS_RULE_MAX_LIVE)
 			hs_whatif_bound_hi(w, r->chg_old);
 		hs_whatif_bound_lo(w, r->chg_old);
+		/* the largest window that only a cut explains is likely M itself */
+		if (r->chg_old > w->max_soft && !hs_whatif_on_lattice(&w->check.p, r->chg_old))
+			w->max_soft = r->chg_old;
 		if (r->grow) {
 			hs_whatif_bound_lo(w, r->ns + 1);
 			if (w->check.rules & HS_RULE_GROW_CLAMP)
@@ -327,10 +363,10 @@ static void hs_whatif_bound(struct hs_whatif *w, const struct hs_whatif_rec *r)
 		w->max_soft = (uint64_t)r->window;
 }
 
-/* The lower bound the pick starts from: a soft one where the hard bounds allow it. */
-static uint64_t hs_whatif_pick_from(uint64_t lo, uint64_t hi, uint64_t soft)
+/* M from the bounds: the likely value where they allow it, else the roundest between. */
+static uint64_t hs_whatif_pick(uint64_t lo, uint64_t hi, uint64_t soft)
 {
-	return soft > lo && soft <= hi ? soft : lo;
+	return soft >= lo && soft <= hi && soft ? soft : hs_whatif_max_pick(lo, hi);
 }
 
 /* The M the self-check replays, from the recorded one and the bounds. */
@@ -347,7 +383,7 @@ static void hs_whatif_infer_max(struct hs_whatif *w)
 	if (!bounded)
 		return;
 	w->max_source = w->max_known ? HS_MAX_CONTRADICTED : HS_MAX_INFERRED;
-	w->check.p.max_ns = hs_whatif_max_pick(hs_whatif_pick_from(lo, hi, w->max_soft), hi);
+	w->check.p.max_ns = hs_whatif_pick(lo, hi, w->max_soft);
 }
 
 /* Replays one halt through the recorded setting and compares. */
@@ -508,8 +544,7 @@ void hs_max_in_force_decide(struct hs_max_in_force *m)
 		m->max_ns = m->module_ns;
 		m->source = HS_MAX_MODULE;
 	} else if (bounded) {
-		m->max_ns = (int64_t)hs_whatif_max_pick(hs_whatif_pick_from(m->lo, m->hi, m->soft),
-							m->hi);
+		m->max_ns = (int64_t)hs_whatif_pick(m->lo, m->hi, m->soft);
 		m->source = m->module_ns >= 0 ? HS_MAX_CONTRADICTED : HS_MAX_INFERRED;
 	}
 }

@@ -531,8 +531,63 @@ static void test_shards(void)
 	hs_account_free(sh[1]);
 }
 
+/* A recording that starts mid-life: windows told afterwards, module M 200000. */
+static void test_midlife(void)
+{
+	struct hs_account *a = acct_new(0, 0, 0, 0);
+	const struct hs_vcpu_acct *v;
+
+	hs_account_meta(a)->halt_poll_ns = 200000;
+	/* 10: every halt above M and no shrink: window 0 */
+	wake(a, 100, 10, 300000, true, 1);
+	wake(a, 200, 10, 2000000, true, 1);
+	/* 11: 40 us would have grown a zero window, 800 us shrunk any other: polling off */
+	wake(a, 100, 11, 40000, true, 1);
+	wake(a, 200, 11, 800000, true, 1);
+	/* 12: hits up to 150 us and one wait, all below M: a window of at least 150000 */
+	wake(a, 100, 12, 40000, false, 1);
+	wake(a, 200, 12, 150000, false, 1);
+	wake(a, 300, 12, 90000, true, 1);
+	/* 13: two waits, then a shrink whose old is the window they ran under (from 100 on) */
+	wake(a, 100, 13, 900000, true, 1);
+	wake(a, 200, 13, 900000, true, 1);
+	pollns(a, 300, 13, 0, 25000, 50000);
+	wake(a, 300, 13, 900000, true, 1);
+	/* 14: a grow past M (6.1+ does not clamp it), two misses cut to 300000, told by the shrink */
+	pollns(a, 100, 14, 0, 320000, 160000);
+	wake(a, 100, 14, 170000, true, 1);
+	wake(a, 200, 14, 310000, true, 1);
+	wake(a, 300, 14, 310000, true, 1);
+	pollns(a, 400, 14, 0, 150000, 300000);
+	wake(a, 400, 14, 900000, true, 1);
+	hs_account_finish(a);
+
+	v = find_vcpu(a, 10);
+	CHECK(v && v->nopoll_waits == 2 && !v->unknown_waits &&
+	      v->inferred_waits[HS_WSRC_LONGER_THAN_MAX] == 2 && v->window == 0,
+	      "acct_midlife_longer_than_max");
+	v = find_vcpu(a, 11);
+	CHECK(v && v->nopoll_waits == 2 && v->inferred_waits[HS_WSRC_NO_POLLING] == 2,
+	      "acct_midlife_no_polling");
+	v = find_vcpu(a, 12);
+	CHECK(v && v->poll_misses == 1 && v->poll_ns == 40000 + 150000 + 150000 &&
+	      v->inferred_waits[HS_WSRC_WITHIN_WINDOW] == 1 && v->window == HS_WINDOW_UNKNOWN,
+	      "acct_midlife_within_window");
+	v = find_vcpu(a, 13);
+	CHECK(v && v->poll_misses == 3 && v->poll_ns == 3 * 50000 &&
+	      v->inferred_waits[HS_WSRC_NEXT_EVENT] == 2 && v->window_time == 400 - 100,
+	      "acct_midlife_next_event");
+	v = find_vcpu(a, 14);
+	CHECK(v && v->poll_misses == 4 && v->poll_ns == 160000 + 3 * 300000 &&
+	      !v->inferred_waits[HS_WSRC_NEXT_EVENT], "acct_midlife_cut_to_max");
+	/* the window held 300000 from 100 to 400, 150000 after */
+	CHECK(v && fabs(v->window_area - 300000.0 * 300) < 1, "acct_midlife_cut_timeline");
+	hs_account_free(a);
+}
+
 int main(void)
 {
+	test_midlife();
 	test_classification();
 	test_threads_independent();
 	test_lost();
