@@ -671,6 +671,44 @@ static void hs_guest_finish(struct hs_guest_cpu_acct *g, uint64_t end)
 			  &g->window_time);
 }
 
+/* The tgid of a vCPU thread, -1 unknown. */
+static int hs_vcpu_tgid(const struct hs_account *a, const struct hs_vcpu_acct *v)
+{
+	const struct hs_thread_info *t = hs_account_thread_info(a, v->tid);
+
+	return t ? t->tgid : -1;
+}
+
+/*
+ * A VM's maximum is one for all its vCPUs: each vCPU's what-if takes the
+ * bounds of its VM's others before the windows told by the rules and the
+ * self-check's last replay use it. The bounds are taken before any merge,
+ * so the order of the vCPUs does not matter.
+ */
+static void hs_account_vm_max(struct hs_account *a)
+{
+	struct hs_selfcheck *sc = calloc(a->nvcpus ? a->nvcpus : 1, sizeof(*sc));
+	int *tgid = calloc(a->nvcpus ? a->nvcpus : 1, sizeof(*tgid));
+
+	if (!sc || !tgid)
+		goto out;	/* then each vCPU keeps its own bounds */
+	for (unsigned int i = 0; i < a->nvcpus; i++) {
+		tgid[i] = hs_vcpu_tgid(a, a->vcpus[i]);
+		if (a->vcpus[i]->whatif)
+			hs_whatif_selfcheck(a->vcpus[i]->whatif, &sc[i]);
+	}
+	for (unsigned int i = 0; i < a->nvcpus; i++) {
+		if (tgid[i] < 0 || !a->vcpus[i]->whatif)
+			continue;
+		for (unsigned int j = 0; j < a->nvcpus; j++)
+			if (j != i && tgid[j] == tgid[i] && a->vcpus[j]->whatif)
+				hs_whatif_max_merge(a->vcpus[i]->whatif, &sc[j]);
+	}
+out:
+	free(sc);
+	free(tgid);
+}
+
 void hs_account_finish(struct hs_account *a)
 {
 	uint64_t end = a->last_ts, span = a->have_ts ? a->last_ts - a->first_ts : 0;
@@ -679,6 +717,7 @@ void hs_account_finish(struct hs_account *a)
 	if (a->finished)
 		return;
 	a->finished = true;
+	hs_account_vm_max(a);
 	for (i = 0; i < a->nvcpus; i++) {
 		struct hs_vcpu_acct *v = a->vcpus[i];
 

@@ -502,6 +502,20 @@ void hs_whatif_backfill(struct hs_whatif *w, int64_t window, bool lower_bound)
 	}
 }
 
+void hs_whatif_max_merge(struct hs_whatif *w, const struct hs_selfcheck *o)
+{
+	uint64_t lo = o->max_lo > w->max_lo ? o->max_lo : w->max_lo;
+	uint64_t hi = o->max_hi < w->max_hi ? o->max_hi : w->max_hi;
+
+	/* bounds that disagree (M changed, or not one VM after all) stay apart */
+	if (lo > hi)
+		return;
+	w->max_lo = lo;
+	w->max_hi = hi;
+	if (o->max_soft > w->max_soft)
+		w->max_soft = o->max_soft;
+}
+
 int64_t hs_whatif_max_ns(struct hs_whatif *w, enum hs_max_source *src)
 {
 	hs_whatif_infer_max(w);

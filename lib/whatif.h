@@ -88,6 +88,11 @@ void hs_whatif_backfill(struct hs_whatif *w, int64_t window, bool lower_bound);
 /* The maximum in force as far as the halts so far tell (hs_selfcheck's M), -1 unknown; *src whence. */
 int64_t hs_whatif_max_ns(struct hs_whatif *w, enum hs_max_source *src);
 const char *hs_max_source_name(enum hs_max_source s);
+/*
+ * KVM_CAP_HALT_POLL is per VM: the account hands each vCPU the bounds of
+ * its VM's other vCPUs before the end, where they agree with its own.
+ */
+void hs_whatif_max_merge(struct hs_whatif *w, const struct hs_selfcheck *other);
 /* The M taken within bounds [lo, hi] (hi UINT64_MAX: none): the roundest between (whatif.c). */
 uint64_t hs_whatif_max_pick(uint64_t lo, uint64_t hi);
 /*

@@ -38,7 +38,8 @@ const char *const hs_unknown_reason_names[HS_UNK_COUNT] = {
  *   the waits were polls cut short by another runnable task) or polling
  *   was off for the vCPU altogether (its VM's maximum is 0, or the guest
  *   turned host polling off, which also keeps every event away): the
- *   first when the halts are mostly hits, the second when mostly waits.
+ *   first when the halts are mostly hits, the second when mostly waits
+ *   (and likewise when every halt lasted exactly M: 0 or M).
  *   An invalid halt always shrinks where polling is allowed, so one
  *   without an event means polling is off. Otherwise the waits stay
  *   unknown, with the reason counted.
@@ -96,8 +97,13 @@ int64_t hs_seg_decide(const struct hs_window_seg *s, int64_t max, enum hs_window
 			*src = HS_WSRC_LONGER_THAN_MAX;
 			return 0;
 		}
-		*why = HS_UNK_NO_RULE;	/* every halt exactly M: either way */
-		return HS_WINDOW_UNKNOWN;
+		/* every halt exactly M: a window of 0 or of M, told by what they mostly were */
+		if (s->waits >= s->hits) {
+			*src = HS_WSRC_NO_POLLING;
+			return 0;
+		}
+		*src = HS_WSRC_WITHIN_WINDOW;
+		return max;
 	}
 	if (s->waits >= s->hits) {
 		*src = HS_WSRC_NO_POLLING;

@@ -76,6 +76,8 @@ threads = {  # tid: tgid, VM, maximum in force, gaps
     102: (100, "vma", 200000, cyc(40000, 150000, 800000)),
     201: (200, "vmb", 0, cyc(40000, 150000, 800000)),
     301: (300, "vmc", 300000, cyc(40000, 250000, 250000, 800000)),
+    # no window event at all: its maximum is its VM's, told by 301
+    302: (300, "vmc", 300000, lambda i: random.choice([400000, 900000, 2000000])),
 }
 out, truth = [], {}
 for tid, (tgid, vm, M, gap) in threads.items():
@@ -139,8 +141,11 @@ want = {"vma": (200000, "module"), "vmb": (0, "inferred_contradicts_module"),
 for n, (ns, src) in want.items():
     if (vm[n]["ns"], vm[n]["source"]) != (ns, src):
         bad.append("%s max %s" % (n, vm[n]))
+if [x["max_in_force"]["ns"] for x in d["vcpus"] if x["tid"] == 302] != [300000]:
+    bad.append("302 does not take its VM's maximum")
 inf = d["host"]["window_inferred"]
-if inf["longer_than_max"] != truth["101"]["nopoll"] or inf["no_polling"] != truth["201"]["nopoll"]:
+if inf["longer_than_max"] != truth["101"]["nopoll"] + truth["302"]["nopoll"] or \
+   inf["no_polling"] != truth["201"]["nopoll"]:
     bad.append("told by %s" % inf)
 print("; ".join(bad)); sys.exit(bool(bad))
 EOF
@@ -152,11 +157,13 @@ check winstate-nomax-unknown python3 - "$TMP/nomax.json" "$TMP/truth.json" <<'EO
 import json, sys
 d, truth = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 v = {x["tid"]: x for x in d["vcpus"]}
-# 101 has no event and no maximum to hold its halts against
-ok = v[101]["unknown_waits"] == truth["101"]["nopoll"] == v[101]["unknown_why"]["max_unknown"]
+# 201 has no event, and neither has its VM: no maximum to hold its halts against
+ok = v[201]["unknown_waits"] == truth["201"]["nopoll"] == v[201]["unknown_why"]["max_unknown"]
+# 101 has none either, but its VM's 102 bounds their maximum: told
+ok &= v[101]["unknown_waits"] == 0 and v[101]["nopoll_waits"] == truth["101"]["nopoll"]
 # 301's own events bound its maximum: inferred, and everything told
 ok &= v[301]["max_in_force"]["source"] == "inferred" and v[301]["unknown_waits"] == 0
-print(v[101]["unknown_why"], v[301]["max_in_force"]); sys.exit(not ok)
+print(v[201]["unknown_why"], v[101]["max_in_force"], v[301]["max_in_force"]); sys.exit(not ok)
 EOF
 "$HALTSTAT" report -i "$TMP/nomax.txt" --no-histograms >"$TMP/nomax.out" 2>/dev/null
 check winstate-nomax-text grep -q "[0-9]* still unknown (max unknown [0-9]*)" "$TMP/nomax.out"

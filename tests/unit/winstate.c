@@ -51,10 +51,17 @@ int main(void)
 	CHECK(w == 0 && src == HS_WSRC_NO_POLLING, "winstate_no_polling");
 	w = decide(hits, 3, 200000, &src, &why, &lower);
 	CHECK(w == 150000 && src == HS_WSRC_WITHIN_WINDOW && lower, "winstate_within_window");
+	/* every halt exactly M: 0 when they are mostly waits, M when mostly hits */
 	w = decide(at_max, 2, 200000, &src, &why, &lower);
-	CHECK(w == HS_WINDOW_UNKNOWN && why == HS_UNK_NO_RULE, "winstate_exactly_max");
+	CHECK(w == 0 && src == HS_WSRC_NO_POLLING, "winstate_exactly_max_waits");
 	w = decide(at_max + 1, 1, 200000, &src, &why, &lower);
 	CHECK(w == HS_WINDOW_UNKNOWN && why == HS_UNK_NO_RULE, "winstate_only_zero_ns");
+	{
+		static const struct halt hm[] = { { 200000, 0, 1 }, { 200000, 0, 1 }, { 200000, 1, 1 } };
+
+		w = decide(hm, 3, 200000, &src, &why, &lower);
+		CHECK(w == 200000 && src == HS_WSRC_WITHIN_WINDOW && !lower, "winstate_exactly_max_hits");
+	}
 	/* an invalid halt always shrinks where polling is allowed */
 	w = decide(invalid, 1, 200000, &src, &why, &lower);
 	CHECK(w == 0 && src == HS_WSRC_NO_POLLING, "winstate_invalid_no_event");
