@@ -10,6 +10,7 @@
 
 #include "../lib/error.h"
 #include "diff_output.h"
+#include "duration.h"
 
 enum diff_unit { DU_RATE, DU_FRAC, DU_PCT, DU_NS };
 
@@ -29,22 +30,6 @@ static const struct {
 	[HS_DIFF_FLAPS_PER_S] = { "window flaps/s", DU_RATE },
 };
 
-/* Durations: a sign only for deltas. */
-static void diff_ns(char *buf, size_t n, double ns, bool sign)
-{
-	const char *sg = sign ? (ns < 0 ? "-" : "+") : (ns < 0 ? "-" : "");
-	double a = fabs(ns);
-
-	if (a < 1e3)
-		snprintf(buf, n, "%s%.0fns", sg, a);
-	else if (a < 1e6)
-		snprintf(buf, n, "%s%.1fus", sg, a / 1e3);
-	else if (a < 1e9)
-		snprintf(buf, n, "%s%.2fms", sg, a / 1e6);
-	else
-		snprintf(buf, n, "%s%.2fs", sg, a / 1e9);
-}
-
 static void diff_fmt(char *buf, size_t n, enum diff_unit u, double v, bool known, bool sign)
 {
 	if (!known) {
@@ -59,7 +44,10 @@ static void diff_fmt(char *buf, size_t n, enum diff_unit u, double v, bool known
 		snprintf(buf, n, sign ? "%+.2f" : "%.2f", v);
 		break;
 	case DU_NS:
-		diff_ns(buf, n, v, sign);
+		if (sign)
+			hs_duration_format_delta(buf, n, v);
+		else
+			hs_duration_format(buf, n, v);
 		break;
 	default:
 		snprintf(buf, n, sign ? "%+.1f" : "%.1f", v);

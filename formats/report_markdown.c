@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../lib/error.h"
+#include "duration.h"
 #include "escape.h"
 #include "output.h"
 #include "report_text.h"
@@ -166,10 +167,10 @@ static void md_row(FILE *out, const char *vm, size_t vm_max, const char *vcpu, c
 	fprintf(out, " | %s | %s | %" PRIu64 " | %.1f | %.1f | %" PRIu64 " | %s | %s | %s | %s | "
 		"%s | %s |\n", vcpu, tid, s->halts, isfinite(s->halts_per_s) ? s->halts_per_s : 0.0,
 		isfinite(s->hit_rate) ? s->hit_rate * 100 : 0.0, s->poll_misses,
-		hs_text_fmt_ns(t[0], 16, (double)s->poll_ns),
-		hs_text_fmt_ns(t[1], 16, any ? (double)s->p50_ns : -1),
-		hs_text_fmt_ns(t[2], 16, any ? (double)s->p99_ns : -1),
-		hs_text_fmt_ns(t[3], 16, any ? (double)s->max_ns : -1),
+		hs_duration_format(t[0], 16, (double)s->poll_ns),
+		hs_duration_format(t[1], 16, any ? (double)s->p50_ns : -1),
+		hs_duration_format(t[2], 16, any ? (double)s->p99_ns : -1),
+		hs_duration_format(t[3], 16, any ? (double)s->max_ns : -1),
 		hs_text_fmt_window(t[4], 16, (double)s->window_last_ns),
 		hs_text_fmt_window(t[5], 16, s->window_mean_ns));
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../lib/error.h"
+#include "duration.h"
 #include "escape.h"
 #include "output.h"
 
@@ -99,21 +100,6 @@ static double clampd(double v, double lo, double hi)
 {
 	v = fin(v);
 	return v < lo ? lo : v > hi ? hi : v;
-}
-
-static void fmt_ns(char *buf, size_t size, double ns)
-{
-	ns = fin(ns);
-	if (ns < 1e3)
-		snprintf(buf, size, "%.0fns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, size, "%.3gus", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, size, "%.3gms", ns / 1e6);
-	else if (ns < 1e12)
-		snprintf(buf, size, "%.3gs", ns / 1e9);
-	else
-		snprintf(buf, size, "%.0fs", ns / 1e9);
 }
 
 static void fmt_count(char *buf, size_t size, double v)
@@ -398,7 +384,7 @@ static void svg_window_marker(struct svg *s, const struct svg_hist_geom *g, doub
 		tail = " \xe2\x86\x92";		/* right arrow */
 	x = clampd(hist_x(s, g, pos), SVG_LEFT, SVG_W - SVG_RIGHT);
 	svg_line(s, x, g->top, x, g->bottom, attrs);
-	fmt_ns(buf, sizeof(buf), ns);
+	hs_duration_format(buf, sizeof(buf), ns);
 	snprintf(txt, sizeof(txt), "%s%s %s%s%s", lead, label, buf, ns == 0 ? " (off)" : "", tail);
 	/* the first free row inside the plot, right of the line, else left of it */
 	for (double dy = 10; dy <= 70; dy += 12) {
@@ -434,7 +420,7 @@ static void svg_hist_xaxis(struct svg *s, const struct svg_hist_geom *g)
 	char buf[32];
 
 	for (unsigned int k = 0; k <= ncols; k++) {
-		fmt_ns(buf, sizeof(buf), (double)hs_log2_lo(s->xlo + k));
+		hs_duration_format(buf, sizeof(buf), (double)hs_log2_lo(s->xlo + k));
 		widest = fmax(widest, (double)strlen(buf) * F_XTICK.size * SVG_CHAR_EM);
 	}
 	step = (unsigned int)ceil((widest + 6) / g->bw);
@@ -447,7 +433,7 @@ static void svg_hist_xaxis(struct svg *s, const struct svg_hist_geom *g)
 		svg_line(s, x, g->bottom, x, g->bottom + 4, "stroke=\"" COL_AXIS "\"");
 		if (k % (step ? step : 1))
 			continue;
-		fmt_ns(buf, sizeof(buf), lo);
+		hs_duration_format(buf, sizeof(buf), lo);
 		if (lo == 0)
 			snprintf(buf, sizeof(buf), "0");
 		svg_text_if_free(s, x, g->bottom + 16, &F_XTICK, buf);
@@ -490,8 +476,8 @@ static void svg_hist_title(struct svg *s, const struct svg_panel *p, double y)
 	snprintf(title, sizeof(title), "%s \xe2\x80\x94 %s",
 		 svg_name_copy(name, sizeof(name), p->name, p->name_max, 40), p->what);
 	svg_text(s, SVG_LEFT, y, &F_PANEL, title);
-	fmt_ns(p50, sizeof(p50), (double)st->p50_ns);
-	fmt_ns(p99, sizeof(p99), (double)st->p99_ns);
+	hs_duration_format(p50, sizeof(p50), (double)st->p50_ns);
+	hs_duration_format(p99, sizeof(p99), (double)st->p99_ns);
 	snprintf(line, sizeof(line), "%" PRIu64 " halts, %" PRIu64 " poll hits (%.1f%%), %" PRIu64
 		 " waits, p50 %s, p99 %s", st->halts, st->poll_hits, fin(st->hit_rate) * 100,
 		 st->waits, p50, p99);
@@ -526,19 +512,6 @@ static const struct svg_font F_AXIS12 = { .size = 12, .anchor = SVG_MIDDLE };
 static const struct svg_font F_CAND = { .size = 10 };
 static const struct svg_font F_CHOSEN = { .size = 11, .bold = true, .fill = COL_SUGGEST };
 
-static void fmt_cpu_s(char *buf, size_t size, double sec)
-{
-	sec = fin(sec);
-	if (sec == 0)
-		snprintf(buf, size, "0");
-	else if (sec < 1e-3)
-		snprintf(buf, size, "%.3gus", sec * 1e6);
-	else if (sec < 1)
-		snprintf(buf, size, "%.3gms", sec * 1e3);
-	else
-		snprintf(buf, size, "%.3gs", sec);
-}
-
 struct svg_plot {
 	double left, right, top, bottom, xmax;
 };
@@ -565,7 +538,7 @@ static void svg_whatif_axes(struct svg *s, const struct svg_plot *pl)
 		snprintf(buf, sizeof(buf), "%d%%", t * 25);
 		svg_text(s, pl->left - 5, y + 4, &F_YTICK, buf);
 		svg_line(s, x, pl->bottom, x, pl->bottom + 4, "stroke=\"" COL_AXIS "\"");
-		fmt_cpu_s(buf, sizeof(buf), pl->xmax * t / 4);
+		hs_duration_format(buf, sizeof(buf), fin(pl->xmax * t / 4) * 1e9);
 		svg_text(s, x, pl->bottom + 17, &tick, buf);
 	}
 	svg_line(s, pl->left, pl->bottom, pl->right, pl->bottom, "stroke=\"" COL_AXIS "\"");

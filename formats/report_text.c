@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../lib/error.h"
+#include "duration.h"
 #include "output.h"
 #include "report_text.h"
 
@@ -36,31 +37,6 @@ static const char *col(const struct text_ctx *c, const char *code)
 	return c->opts->color ? code : "";
 }
 
-/* 3 significant digits in the largest unit that keeps the value >= 1. */
-static const char *fmt_ns(char *buf, size_t len, double ns)
-{
-	static const struct { const char *unit; double div; } units[] = {
-		{ "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 },
-	};
-
-	if (!isfinite(ns) || ns < 0) {
-		snprintf(buf, len, "-");
-		return buf;
-	}
-	/* 999.96 ms prints as 1.00s, not 1000ms */
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (ns >= units[i].div * 0.9995) {
-			double v = ns / units[i].div;
-
-			snprintf(buf, len, v >= 100 ? "%.0f%s" : v >= 10 ? "%.1f%s" : "%.2f%s",
-				 v, units[i].unit);
-			return buf;
-		}
-	}
-	snprintf(buf, len, "%.0fns", ns);
-	return buf;
-}
-
 static const char *fmt_window(char *buf, size_t len, double ns)
 {
 	if (ns < 0) {
@@ -71,7 +47,7 @@ static const char *fmt_window(char *buf, size_t len, double ns)
 		snprintf(buf, len, "0");
 		return buf;
 	}
-	return fmt_ns(buf, len, ns);
+	return hs_duration_format(buf, len, ns);
 }
 
 static const char *fmt_param(char *buf, size_t len, int64_t v)
@@ -212,14 +188,14 @@ static void write_row(const struct text_ctx *c, const char *vm, const char *vcpu
 	snprintf(n[3], 32, "%" PRIu64, s->nopoll_waits);
 	snprintf(n[4], 32, "%" PRIu64, s->unknown_waits);
 	snprintf(n[5], 32, "%" PRIu64, s->invalid);
-	fmt_ns(n[6], 32, (double)s->poll_ns);
+	hs_duration_format(n[6], 32, (double)s->poll_ns);
 	snprintf(rate, sizeof(rate), "%.1f", isfinite(s->halts_per_s) ? s->halts_per_s : 0.0);
 	snprintf(hit, sizeof(hit), "%.1f", isfinite(s->hit_rate) ? s->hit_rate * 100 : 0.0);
 	snprintf(gsf, sizeof(gsf), "%" PRIu64 "/%" PRIu64 "/%" PRIu64,
 		 s->grows, s->shrinks, s->flaps);
-	fmt_ns(t[0], 16, any ? (double)s->p50_ns : -1);
-	fmt_ns(t[1], 16, any ? (double)s->p99_ns : -1);
-	fmt_ns(t[2], 16, any ? (double)s->max_ns : -1);
+	hs_duration_format(t[0], 16, any ? (double)s->p50_ns : -1);
+	hs_duration_format(t[1], 16, any ? (double)s->p99_ns : -1);
+	hs_duration_format(t[2], 16, any ? (double)s->max_ns : -1);
 	fmt_window(t[3], 16, (double)s->window_last_ns);
 	fmt_window(t[4], 16, s->window_mean_ns);
 	fprintf(c->out, ROW_FMT, vm, vcpu, tid, comm, n[0], rate, hit, n[1], n[2], n[3],
@@ -397,7 +373,7 @@ static void range_label(char *buf, size_t len, const struct hist_view *h, unsign
 	if (h->linear) {
 		l = (double)h->bucket_ns * i;
 		if (i == h->n - 1) {
-			snprintf(buf, len, "over: >= %s", fmt_ns(lo, sizeof(lo), l));
+			snprintf(buf, len, "over: >= %s", hs_duration_format(lo, sizeof(lo), l));
 			return;
 		}
 		u = l + (double)h->bucket_ns;
@@ -405,10 +381,10 @@ static void range_label(char *buf, size_t len, const struct hist_view *h, unsign
 		l = (double)log2_lo(i);
 		u = i + 1 < HS_LOG2_BUCKETS ? (double)log2_lo(i + 1) : 18446744073709551616.0;
 	}
-	fmt_ns(lo, sizeof(lo), l);
+	hs_duration_format(lo, sizeof(lo), l);
 	if (l == 0)
 		snprintf(lo, sizeof(lo), "0");
-	snprintf(buf, len, "%s -> %s", lo, fmt_ns(hi, sizeof(hi), u));
+	snprintf(buf, len, "%s -> %s", lo, hs_duration_format(hi, sizeof(hi), u));
 }
 
 static void write_bar(const struct text_ctx *c, uint64_t poll, uint64_t wait, uint64_t top)
@@ -449,11 +425,11 @@ static void write_hist_footer(const struct text_ctx *c, const struct hs_halt_sta
 	fprintf(c->out, "%-24s   %10" PRIu64 " %10" PRIu64 "  all %" PRIu64 "\n",
 		"count:", s->poll_hits, s->waits, s->halts);
 	fprintf(c->out, "%-24s   %10s %10s  all %s\n", "min:", "-", "-",
-		fmt_ns(a, sizeof(a), any ? (double)s->min_ns : -1));
+		hs_duration_format(a, sizeof(a), any ? (double)s->min_ns : -1));
 	fprintf(c->out, "%-24s   %10s %10s  all %s\n", "avg:", "-", "-",
-		fmt_ns(b, sizeof(b), any ? s->mean_ns : -1));
+		hs_duration_format(b, sizeof(b), any ? s->mean_ns : -1));
 	fprintf(c->out, "%-24s   %10s %10s  all %s\n", "max:", "-", "-",
-		fmt_ns(d, sizeof(d), any ? (double)s->max_ns : -1));
+		hs_duration_format(d, sizeof(d), any ? (double)s->max_ns : -1));
 }
 
 static void write_hist(const struct text_ctx *c, const char *title,
@@ -631,7 +607,7 @@ static void write_vm_table(const struct text_ctx *c)
 		if (b == 0)
 			snprintf(lo, sizeof(lo), "0");
 		else
-			fmt_ns(lo, sizeof(lo), (double)log2_lo(b));
+			hs_duration_format(lo, sizeof(lo), (double)log2_lo(b));
 		fprintf(c->out, " %*s", w, lo);
 	}
 	fprintf(c->out, " %*s%s\n", w, "total", col(c, C_RESET));
@@ -706,7 +682,7 @@ static void write_guest_idle(const struct text_ctx *c)
 				continue;
 			fprintf(c->out, "%5d  %-16s %10" PRIu64 " %10s", g->cpu,
 				idle_state_name(r, s, name, sizeof(name)), g->entries[s],
-				fmt_ns(t, sizeof(t), (double)g->residency_ns[s]));
+				hs_duration_format(t, sizeof(t), (double)g->residency_ns[s]));
 			if (g->residency_pct[s] >= 0)
 				fprintf(c->out, " %6.1f%%\n", g->residency_pct[s]);
 			else
@@ -770,11 +746,6 @@ static void write_threads(const struct text_ctx *c)
 		fprintf(c->out, "%8d %8s %-16s %-20s %5s %s\n", t->tid, tgid, t->comm, t->vm, index,
 			t->vcpu ? "yes" : "no");
 	}
-}
-
-const char *hs_text_fmt_ns(char *buf, size_t len, double ns)
-{
-	return fmt_ns(buf, len, ns);
 }
 
 const char *hs_text_fmt_param(char *buf, size_t len, int64_t v)

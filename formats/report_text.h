@@ -10,8 +10,6 @@
 
 /* Shared by the text and Markdown writers; not a public interface. */
 
-/* 3 significant digits in the largest unit that keeps the value >= 1; "-" for < 0. */
-const char *hs_text_fmt_ns(char *buf, size_t len, double ns);
 /* A window: "?" unknown (< 0), "0" off, else as above. */
 const char *hs_text_fmt_window(char *buf, size_t len, double ns);
 /* A module parameter: "?" when unknown (< 0). */

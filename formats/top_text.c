@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../lib/error.h"
+#include "duration.h"
 #include "top_output.h"
 
 #define EOL "\033[K\n"
@@ -17,21 +18,6 @@ struct top_out {
 	unsigned int left;		/* lines still free on the screen */
 	bool limited;
 };
-
-static const char *top_dur(char *buf, size_t n, uint64_t ns, bool known)
-{
-	if (!known)
-		snprintf(buf, n, "-");
-	else if (ns < 1000)
-		snprintf(buf, n, "%lluns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(buf, n, "%.1fus", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, n, "%.2fms", (double)ns / 1e6);
-	else
-		snprintf(buf, n, "%.2fs", (double)ns / 1e9);
-	return buf;
-}
 
 static const char *top_pct(char *buf, size_t n, double frac, bool known)
 {
@@ -60,9 +46,9 @@ static void top_cols(struct top_out *t, const struct hs_halt_stats *s)
 	fprintf(t->out, " %9.1f %6s %8.2f %8s %8s %8s" EOL, s->halts_per_s,
 		top_pct(hit, sizeof(hit), s->hit_rate, s->halts > 0),
 		s->poll_cpu_pct,
-		top_dur(p50, sizeof(p50), s->p50_ns, s->halts > 0),
-		top_dur(p99, sizeof(p99), s->p99_ns, s->halts > 0),
-		top_dur(win, sizeof(win), (uint64_t)s->window_last_ns, s->window_last_ns >= 0));
+		hs_duration_format(p50, sizeof(p50), s->halts > 0 ? (double)s->p50_ns : -1),
+		hs_duration_format(p99, sizeof(p99), s->halts > 0 ? (double)s->p99_ns : -1),
+		hs_duration_format(win, sizeof(win), s->window_last_ns >= 0 ? (double)s->window_last_ns : -1));
 }
 
 static void top_header(struct top_out *t, const struct hs_top_view *v)
@@ -135,7 +121,7 @@ static void top_guest_row(struct top_out *t, const struct hs_report_guest_cpu *g
 		g->entries_per_s, g->poll_entries_per_s,
 		top_pct(hit, sizeof(hit), g->poll_hit_rate, g->poll_hit_rate >= 0),
 		g->poll_cpu_pct, g->idle_pct,
-		top_dur(win, sizeof(win), (uint64_t)g->window_last_ns, g->window_last_ns >= 0));
+		hs_duration_format(win, sizeof(win), g->window_last_ns >= 0 ? (double)g->window_last_ns : -1));
 }
 
 static void top_guest(struct top_out *t, const struct hs_top_view *v)
