@@ -126,6 +126,17 @@ static json_t *contention_json(struct hs_jw *j, const struct hs_halt_stats *s)
 	return o;
 }
 
+/* {name: count} for the named counters. */
+static json_t *counts_json(struct hs_jw *j, const uint64_t *c, const char *const *names,
+			   unsigned int n)
+{
+	json_t *o = json_object();
+
+	for (unsigned int i = 0; i < n; i++)
+		hs_jw_put(j, o, names[i], hs_jw_u64(c[i]));
+	return o;
+}
+
 /* The counters and times every level (vCPU, VM, host) shares, flat in obj. */
 static void stats_json(struct hs_jw *j, json_t *obj, const struct hs_halt_stats *s)
 {
@@ -161,6 +172,22 @@ static void stats_json(struct hs_jw *j, json_t *obj, const struct hs_halt_stats 
 	hs_jw_put(j, w, "flaps", hs_jw_u64(s->flaps));
 	hs_jw_put(j, obj, "window", w);
 	hs_jw_put(j, obj, "contention", contention_json(j, s));
+	hs_jw_put(j, obj, "window_inferred", counts_json(j, s->inferred_waits,
+							  hs_window_source_names, HS_WSRC_COUNT));
+	hs_jw_put(j, obj, "unknown_why", counts_json(j, s->unknown_why, hs_unknown_reason_names,
+						      HS_UNK_COUNT));
+}
+
+static json_t *max_json(struct hs_jw *j, const struct hs_max_in_force *m)
+{
+	json_t *o = json_object();
+
+	hs_jw_put(j, o, "ns", hs_jw_i64_known(m->max_ns));
+	hs_jw_put(j, o, "source", jstr(hs_max_source_name(m->source)));
+	hs_jw_put(j, o, "module_ns", hs_jw_i64_known(m->module_ns));
+	hs_jw_put(j, o, "lo_ns", hs_jw_u64(m->lo));
+	hs_jw_put(j, o, "hi_ns", m->hi == UINT64_MAX ? json_null() : hs_jw_u64(m->hi));
+	return o;
 }
 
 static json_t *advice_json(struct hs_jw *j, const struct hs_advice *a,
@@ -196,6 +223,7 @@ static json_t *selfcheck_json(struct hs_jw *j, const struct hs_selfcheck *s)
 	hs_jw_put(j, o, "agree_pct", hs_jw_num_known(s->agree_pct));
 	hs_jw_put(j, o, "replayed_max_ns", hs_jw_u64(s->replayed_max_ns));
 	hs_jw_put(j, o, "max_inferred", json_boolean(s->max_inferred));
+	hs_jw_put(j, o, "max_source", jstr(hs_max_source_name(s->max_source)));
 	return o;
 }
 
@@ -224,6 +252,7 @@ static json_t *vcpu_json(struct hs_jw *j, const struct hs_report_vcpu *v, json_t
 		hs_jw_put(j, o, "linear_histogram", linear_json(j, &v->linear));
 	hs_jw_put(j, o, "what_if", whatif_json(j, v->what_if, v->n_what_if));
 	hs_jw_put(j, o, "selfcheck", selfcheck_json(j, &v->selfcheck));
+	hs_jw_put(j, o, "max_in_force", max_json(j, &v->max));
 	hs_jw_put(j, o, "wake_overhead_ns", hs_jw_u64(v->wake_overhead_ns));
 	hs_jw_put(j, o, "rank", rank);
 	return o;
@@ -241,6 +270,7 @@ static json_t *vm_json(struct hs_jw *j, const struct hs_report_vm *vm, json_t *r
 	hs_jw_put(j, o, "histogram", log2_json(j, &vm->log2));
 	hs_jw_put(j, o, "what_if", whatif_json(j, vm->what_if, vm->n_what_if));
 	hs_jw_put(j, o, "advice", advice_json(j, &vm->advice, vm->what_if, vm->n_what_if));
+	hs_jw_put(j, o, "max_in_force", max_json(j, &vm->max));
 	if (vm->linear.entries && vm->linear.poll && vm->linear.wait)
 		hs_jw_put(j, o, "linear_histogram", linear_json(j, &vm->linear));
 	hs_jw_put(j, o, "rank", rank);

@@ -313,6 +313,90 @@ static void write_contention(const struct text_ctx *c)
 	write_contention_row(c, "ALL (host total)", &r->host);
 }
 
+/* "name n, name n" of the non-zero counters, with _ read as spaces. */
+static void write_counts(const struct text_ctx *c, const uint64_t *n, const char *const *names,
+			 unsigned int count)
+{
+	bool first = true;
+
+	for (unsigned int i = 0; i < count; i++) {
+		if (!n[i])
+			continue;
+		fprintf(c->out, "%s", first ? "" : ", ");
+		for (const char *p = names[i]; *p; p++)
+			fputc(*p == '_' ? ' ' : *p, c->out);
+		fprintf(c->out, " %" PRIu64, n[i]);
+		first = false;
+	}
+}
+
+/* Waits that came before their window was known, and what became of them. */
+static void write_window_told(const struct text_ctx *c)
+{
+	const struct hs_halt_stats *h = &c->rep->host;
+	uint64_t told = 0;
+
+	for (unsigned int i = 0; i < HS_WSRC_COUNT; i++)
+		told += h->inferred_waits[i];
+	if (!told && !h->unknown_waits)
+		return;
+	fprintf(c->out, "\nwaits before the window was known: %" PRIu64 " told afterwards (", told);
+	if (told)
+		write_counts(c, h->inferred_waits, hs_window_source_names, HS_WSRC_COUNT);
+	else
+		fprintf(c->out, "none");
+	fprintf(c->out, "), %" PRIu64 " still unknown", h->unknown_waits);
+	if (h->unknown_waits) {
+		fprintf(c->out, " (");
+		write_counts(c, h->unknown_why, hs_unknown_reason_names, HS_UNK_COUNT);
+		fprintf(c->out, ")");
+	}
+	fprintf(c->out, "\n");
+}
+
+/* The VMs whose maximum in force is not the module's, or was not recorded: the busiest few. */
+#define TEXT_VM_MAX_LINES 3
+
+static void write_vm_max(const struct text_ctx *c)
+{
+	const struct hs_report *r = c->rep;
+	unsigned int shown = 0, more = 0;
+
+	for (unsigned int j = 0; j < r->nvms; j++) {
+		const struct hs_report_vm *vm = vm_at(r, j);
+		const struct hs_max_in_force *m = &vm->max;
+		char name[128], hi[48];
+
+		if (m->source != HS_MAX_CONTRADICTED && m->source != HS_MAX_INFERRED)
+			continue;
+		if (shown == TEXT_VM_MAX_LINES) {
+			more++;
+			continue;
+		}
+		shown++;
+		if (m->hi == UINT64_MAX)
+			snprintf(hi, sizeof(hi), "at least %" PRIu64, m->lo);
+		else if (m->hi == m->lo)
+			snprintf(hi, sizeof(hi), "only that value");
+		else
+			snprintf(hi, sizeof(hi), "%" PRIu64 " to %" PRIu64, m->lo, m->hi);
+		vm_label(name, sizeof(name), vm);
+		if (m->max_ns == 0)
+			fprintf(c->out, "VM %s: no polling in force (maximum 0, or host polling off for its vCPUs), inferred from its halts",
+				name);
+		else
+			fprintf(c->out, "VM %s: maximum %" PRId64 " inferred from its window events (they allow %s)",
+				name, m->max_ns, hi);
+		if (m->source == HS_MAX_CONTRADICTED)
+			fprintf(c->out, "; the module's halt_poll_ns is %" PRId64 ", so the VMM sets its own (KVM_CAP_HALT_POLL)%s\n",
+				m->module_ns, m->max_ns == 0 ? " or the guest turned host polling off" : "");
+		else
+			fprintf(c->out, "; halt_poll_ns was not recorded\n");
+	}
+	if (more)
+		fprintf(c->out, "and %u more VMs with a maximum of their own (JSON: max_in_force)\n", more);
+}
+
 /* ---- histograms ---- */
 
 struct hist_view {
@@ -779,6 +863,8 @@ int hs_report_write_text(FILE *out, const struct hs_report *rep, const struct hs
 	write_warnings(&c);
 	if (rep->nvcpus) {
 		write_table(&c);
+		write_window_told(&c);
+		write_vm_max(&c);
 		write_contention(&c);
 		if (opts->show_histograms)
 			write_hists(&c, true);

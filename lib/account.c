@@ -130,6 +130,7 @@ static struct hs_vcpu_acct *hs_vcpu_new(const struct hs_account *a, int tid)
 		return NULL;
 	v->tid = tid;
 	v->window = HS_WINDOW_UNKNOWN;
+	hs_seg_open(&v->seg, HS_WINDOW_UNKNOWN, 0);
 	v->vcpu_id = -1;
 	/* v->all is empty as calloc left it: touching its 64 KiB here would fault every page in */
 	if (a->opts.linear_bucket_ns) {
@@ -184,6 +185,7 @@ struct hs_vcpu_acct *hs_vcpu_get(struct hs_account *a, int tid, uint64_t ts)
 		return NULL;
 	v->first_ts = ts;
 	v->last_ts = ts;
+	v->seg.since_ts = ts;
 	if (hs_imap_put(&a->vcpu_map, tid, a->nvcpus)) {
 		hs_vcpu_free(v);
 		return NULL;
@@ -233,6 +235,137 @@ static void hs_linear_add(const struct hs_account *a, uint64_t *lin, uint64_t ns
 	lin[i]++;
 }
 
+/*
+ * The halts since the window was last certain are one segment of counts
+ * (lib/winstate.c says why one window covers them all), moved once the
+ * window is told: by the next event's old value, else at the end or at a
+ * loss by the rules, with the maximum in force the what-if's (which
+ * follows the window events where they contradict the module parameter).
+ * The halt right after lost events stays unknown.
+ */
+static uint64_t hs_sub_floor(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* Moves n waits counted under window from into window to. */
+static void hs_waits_move(struct hs_vcpu_acct *v, uint64_t n, int64_t from, int64_t to)
+{
+	uint64_t f = from > 0 ? (uint64_t)from : 0, t = to > 0 ? (uint64_t)to : 0;
+
+	if (from > 0) {
+		v->poll_misses -= n;
+		v->poll_ns = hs_sub_floor(v->poll_ns, n * f);
+	} else if (from == 0) {
+		v->nopoll_waits -= n;
+	} else {
+		v->unknown_waits -= n;
+	}
+	if (to > 0) {
+		v->poll_misses += n;
+		/* n * t cannot wrap: t < 2^32 and n < 2^32 halts a segment in practice */
+		v->poll_ns = hs_add_sat(v->poll_ns, n > UINT64_MAX / (t ? t : 1) ? UINT64_MAX : n * t);
+	} else {
+		v->nopoll_waits += n;
+	}
+}
+
+/*
+ * The open segment ran under window w (>= 0) until end: its waits move, the
+ * timeline takes w for its time (unless w is only a lower bound), and
+ * waits that were unknown count under src.
+ */
+static void hs_seg_settle(struct hs_vcpu_acct *v, int64_t w, uint64_t end, int src, bool lower)
+{
+	struct hs_window_seg *s = &v->seg;
+	uint64_t dt = end > s->since_ts ? end - s->since_ts : 0;
+
+	if (w < 0 || w == s->window)
+		return;
+	hs_waits_move(v, s->waits, s->window, w);
+	if (s->window < 0 && src >= 0)
+		v->inferred_waits[src] += s->waits;
+	if (lower)
+		return;
+	if (s->window >= 0) {
+		v->window_area += ((double)w - (double)s->window) * (double)dt;
+	} else {
+		v->window_area += (double)w * (double)dt;
+		v->window_time += dt;
+	}
+}
+
+static enum hs_kernel_era account_era(const struct hs_account *a)
+{
+	struct hs_whatif_opts wo;
+
+	account_whatif_opts(a, &wo);
+	return wo.era;
+}
+
+/*
+ * The maximum in force for this vCPU as far as is known, -1 unknown: the
+ * what-if's, else (no what-if: nothing checks it against the trace) the
+ * recorded module parameter.
+ */
+static int64_t hs_vcpu_max(const struct hs_account *a, struct hs_vcpu_acct *v, bool *checked,
+			   bool *own)
+{
+	enum hs_max_source src = HS_MAX_MODULE;
+	int64_t max;
+
+	*checked = v->whatif != NULL;
+	max = v->whatif ? hs_whatif_max_ns(v->whatif, &src) : a->meta.halt_poll_ns;
+	*own = src == HS_MAX_CONTRADICTED;
+	return max;
+}
+
+/*
+ * No event told the open segment's window by end: the rules decide an
+ * unknown one; a known one (a grow's new value) is cut to M where 6.1+
+ * would have cut it.
+ */
+static void hs_seg_close(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t end)
+{
+	struct hs_window_seg *s = &v->seg;
+	enum hs_window_source src = HS_WSRC_COUNT;
+	enum hs_unknown_reason why = HS_UNK_NO_RULE;
+	bool lower = false, checked, own;
+	int64_t max = hs_vcpu_max(a, v, &checked, &own), w;
+
+	if (s->window >= 0) {
+		/* an unchecked module value may not be the VM's maximum: no cut then */
+		if (checked && max >= 0 && s->window > max &&
+		    hs_kernel_era_has(account_era(a), HS_RULE_MAX_LIVE)) {
+			hs_seg_settle(v, max, end, -1, false);
+			v->window = max;
+		}
+		return;
+	}
+	if (!s->halts)
+		return;
+	w = hs_seg_decide(s, max, &src, &why, &lower);
+	/* a maximum of 0 the module does not have was inferred from these very halts */
+	if (src == HS_WSRC_MAX_ZERO && own)
+		src = HS_WSRC_NO_POLLING;
+	if (v->whatif)
+		hs_whatif_backfill(v->whatif, w, lower);
+	if (w < 0) {
+		v->unknown_why[why] += s->waits;
+		return;
+	}
+	hs_seg_settle(v, w, end, (int)src, lower);
+	if (!lower)
+		v->window = w;
+}
+
+/* The end of the stream, or of a live view's interval, at end. */
+void hs_vcpu_settle_end(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t end)
+{
+	hs_seg_close(a, v, end);
+	hs_seg_open(&v->seg, v->window, end);
+}
+
 static void hs_vcpu_poll_ns(struct hs_vcpu_acct *v, const struct hs_event *ev)
 {
 	const struct hs_poll_change *c = &ev->poll;
@@ -253,8 +386,13 @@ static void hs_vcpu_poll_ns(struct hs_vcpu_acct *v, const struct hs_event *ev)
 			  &v->window_time);
 	if (v->window == HS_WINDOW_UNKNOWN)
 		v->window_since_ts = ev->ts;
+	/* the halts since the window was last certain ran under old */
+	if (v->seg.window < 0 && v->whatif)
+		hs_whatif_backfill(v->whatif, c->old_ns, false);
+	hs_seg_settle(v, c->old_ns, ev->ts, HS_WSRC_NEXT_EVENT, false);
 	/* from here on the timeline holds the new value; the halt still ends under old */
 	v->window = c->new_ns;
+	hs_seg_open(&v->seg, v->window, ev->ts);
 	v->pending = *c;
 	v->has_pending = true;
 }
@@ -324,6 +462,13 @@ static void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
 		v->poll_ns = hs_add_sat(v->poll_ns, w->ns);
 		v->log2_poll[hs_log2_index(w->ns)]++;
 		hs_linear_add(a, v->linear_poll, w->ns);
+	}
+	/* a halt with its own event ran under old, known; the rest join the segment */
+	if (!change && v->unreliable && window < 0) {
+		if (w->waited)
+			v->unknown_why[HS_UNK_AFTER_LOSS]++;
+	} else if (!change) {
+		hs_seg_add(&v->seg, w->ns, w->waited, w->valid != 0);
 	}
 	hs_account_halt(&v->all, v->whatif, w, change, window, !v->unreliable,
 			hs_vcpu_contention(a, v, ev, window));
@@ -529,12 +674,17 @@ int hs_account_event(struct hs_account *a, const struct hs_event *ev)
 	return 0;
 }
 
-/* After a loss the window and any pending change can no longer be trusted. */
-static void hs_vcpu_forget(struct hs_vcpu_acct *v)
+/*
+ * After a loss the window and any pending change can no longer be trusted;
+ * what came before it is told by the rules, as at the end.
+ */
+static void hs_vcpu_forget(struct hs_account *a, struct hs_vcpu_acct *v)
 {
 	hs_window_advance(v->window, &v->window_since_ts, v->last_ts, &v->window_area,
 			  &v->window_time);
+	hs_seg_close(a, v, v->last_ts);
 	v->window = HS_WINDOW_UNKNOWN;
+	hs_seg_open(&v->seg, HS_WINDOW_UNKNOWN, v->last_ts);
 	v->has_pending = false;
 	v->unreliable = true;
 	v->last_change = 0;
@@ -563,7 +713,7 @@ void hs_account_lost(struct hs_account *a, int cpu, uint64_t count, bool count_k
 		a->meta.lost_unknown_places++;
 	/* vCPU threads migrate: a loss on any CPU may have hit any of them */
 	for (i = 0; i < a->nvcpus; i++)
-		hs_vcpu_forget(a->vcpus[i]);
+		hs_vcpu_forget(a, a->vcpus[i]);
 	for (i = 0; i < a->nguest; i++)
 		if (cpu < 0 || a->guest[i].cpu == cpu)
 			hs_guest_forget(&a->guest[i]);
@@ -586,6 +736,44 @@ static void hs_guest_finish(struct hs_guest_cpu_acct *g, uint64_t end)
 			  &g->window_time);
 }
 
+/* The tgid of a vCPU thread, -1 unknown. */
+static int hs_vcpu_tgid(const struct hs_account *a, const struct hs_vcpu_acct *v)
+{
+	const struct hs_thread_info *t = hs_account_thread_info(a, v->tid);
+
+	return t ? t->tgid : -1;
+}
+
+/*
+ * A VM's maximum is one for all its vCPUs: each vCPU's what-if takes the
+ * bounds of its VM's others before the windows told by the rules and the
+ * self-check's last replay use it. The bounds are taken before any merge,
+ * so the order of the vCPUs does not matter.
+ */
+static void hs_account_vm_max(struct hs_account *a)
+{
+	struct hs_selfcheck *sc = calloc(a->nvcpus ? a->nvcpus : 1, sizeof(*sc));
+	int *tgid = calloc(a->nvcpus ? a->nvcpus : 1, sizeof(*tgid));
+
+	if (!sc || !tgid)
+		goto out;	/* then each vCPU keeps its own bounds */
+	for (unsigned int i = 0; i < a->nvcpus; i++) {
+		tgid[i] = hs_vcpu_tgid(a, a->vcpus[i]);
+		if (a->vcpus[i]->whatif)
+			hs_whatif_selfcheck(a->vcpus[i]->whatif, &sc[i]);
+	}
+	for (unsigned int i = 0; i < a->nvcpus; i++) {
+		if (tgid[i] < 0 || !a->vcpus[i]->whatif)
+			continue;
+		for (unsigned int j = 0; j < a->nvcpus; j++)
+			if (j != i && tgid[j] == tgid[i] && a->vcpus[j]->whatif)
+				hs_whatif_max_merge(a->vcpus[i]->whatif, &sc[j]);
+	}
+out:
+	free(sc);
+	free(tgid);
+}
+
 void hs_account_finish(struct hs_account *a)
 {
 	uint64_t end = a->last_ts, span = a->have_ts ? a->last_ts - a->first_ts : 0;
@@ -594,11 +782,13 @@ void hs_account_finish(struct hs_account *a)
 	if (a->finished)
 		return;
 	a->finished = true;
+	hs_account_vm_max(a);
 	for (i = 0; i < a->nvcpus; i++) {
 		struct hs_vcpu_acct *v = a->vcpus[i];
 
 		hs_window_advance(v->window, &v->window_since_ts, end, &v->window_area,
 				  &v->window_time);
+		hs_vcpu_settle_end(a, v, end);
 		if (v->whatif)
 			hs_whatif_finish(v->whatif, span);
 	}

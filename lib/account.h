@@ -10,6 +10,7 @@
 #include "hist.h"
 #include "meta.h"
 #include "whatif.h"
+#include "winstate.h"
 
 /*
  * Per-vCPU-thread and per-guest-CPU accounting. Readers push events in time
@@ -25,8 +26,6 @@ struct hs_account_opts {
 	bool no_whatif;		/* skip the simulator (faster) */
 };
 
-/* Window in force as far as the trace tells. */
-#define HS_WINDOW_UNKNOWN (-1)
 
 struct hs_vcpu_acct {
 	int tid;
@@ -49,6 +48,9 @@ struct hs_vcpu_acct {
 	uint64_t window_since_ts; /* when the current known window began */
 	double window_area;	/* sum of window * time, for the time-weighted mean */
 	uint64_t window_time;	/* time with a known window */
+	struct hs_window_seg seg;	/* halts since the window was last certain */
+	uint64_t inferred_waits[HS_WSRC_COUNT];	/* waits moved out of "unknown" */
+	uint64_t unknown_why[HS_UNK_COUNT];	/* unknown_waits by reason, at finish */
 	struct hs_poll_change pending;	/* kvm_halt_poll_ns waiting for its wakeup */
 	bool has_pending;
 	bool unreliable;	/* lost events touched this thread since its last halt */

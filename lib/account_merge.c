@@ -17,6 +17,7 @@ static int hs_carry_vcpu(struct hs_account *n, const struct hs_vcpu_acct *p, uin
 	if (!v)
 		return -ENOMEM;
 	v->window = p->window;
+	v->seg.window = p->window;
 	v->vcpu_id = p->vcpu_id;
 	v->last_change = p->last_change;
 	v->pending = p->pending;
@@ -90,6 +91,7 @@ void hs_account_cut(struct hs_account *a, uint64_t ts)
 
 		hs_window_advance(v->window, &v->window_since_ts, a->last_ts, &v->window_area,
 				  &v->window_time);
+		hs_vcpu_settle_end(a, v, a->last_ts);
 		if (v->whatif)
 			hs_whatif_finish(v->whatif, span);
 	}

@@ -46,6 +46,8 @@ void hs_window_advance(int64_t window, uint64_t *since, uint64_t ts, double *are
 /* The state of a vCPU thread or guest CPU, made at ts if new; NULL past the limits or OOM. */
 struct hs_vcpu_acct *hs_vcpu_get(struct hs_account *a, int tid, uint64_t ts);
 struct hs_guest_cpu_acct *hs_guest_get(struct hs_account *a, int cpu, uint64_t ts);
+/* Closes a vCPU's open window segment at end (the stream's or an interval's). */
+void hs_vcpu_settle_end(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t end);
 /* The slot of an idle state in the per-state arrays. */
 unsigned int hs_idle_slot(int64_t state);
 

@@ -209,9 +209,28 @@ static int hs_adv_row_of(const struct hs_adv_scope *s, int64_t ns)
 	return -1;
 }
 
-/* The recorded maximum: metadata first, else what the self-check inferred. */
+/* The busiest VM whose maximum in force is not the module's (or none was recorded). */
+static const struct hs_report_vm *hs_adv_vm_own_max(const struct hs_report *rep)
+{
+	for (unsigned int k = 0; k < rep->nvms; k++) {
+		const struct hs_report_vm *vm = &rep->vms[rep->vm_order ? rep->vm_order[k] : k];
+
+		if (vm->max.source == HS_MAX_CONTRADICTED || vm->max.source == HS_MAX_INFERRED)
+			return vm;
+	}
+	return NULL;
+}
+
+/*
+ * The maximum in force: the metadata's unless the window events contradict
+ * it (a VMM's own KVM_CAP_HALT_POLL), else what the self-check inferred.
+ */
 static int64_t hs_adv_recorded_max(const struct hs_report *rep)
 {
+	const struct hs_report_vm *vm = hs_adv_vm_own_max(rep);
+
+	if (vm && (vm->max.source == HS_MAX_CONTRADICTED || rep->meta.halt_poll_ns < 0))
+		return vm->max.max_ns;
 	if (rep->meta.halt_poll_ns >= 0)
 		return rep->meta.halt_poll_ns;
 	for (unsigned int i = 0; i < rep->nvcpus; i++) {
@@ -296,7 +315,9 @@ static void hs_adv_explain_recorded(struct hs_adv_ctx *c, const struct hs_adv_sc
 	double pct;
 
 	if (j >= 0) {
-		hs_adv_say(c, "The recorded setting %lld replays to %.1f%% hits with the busiest vCPU polling %.1f%% of a CPU.",
+		hs_adv_say(c, "The %s %lld replays to %.1f%% hits with the busiest vCPU polling %.1f%% of a CPU.",
+			   m != rep->meta.halt_poll_ns && rep->meta.halt_poll_ns >= 0 ?
+			   "maximum in force" : "recorded setting",
 			   (long long)m, 100 * s->rows[j].hit_rate, s->vcpu_pct[j]);
 		return;
 	}
@@ -311,11 +332,49 @@ static void hs_adv_explain_recorded(struct hs_adv_ctx *c, const struct hs_adv_sc
 			   100 * rep->host.hit_rate, pct);
 }
 
+/*
+ * The VMs whose maximum in force is their own, the busiest few, in words:
+ * ", but for VM a 300000 and VM b 0 (...)" after the module's value.
+ */
+#define HS_ADV_OWN_MAX_VMS 3
+
+static void hs_adv_own_max_words(char *buf, size_t len, const struct hs_report *rep)
+{
+	unsigned int n = 0, more = 0;
+	bool zero = false;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (unsigned int k = 0; k < rep->nvms; k++) {
+		const struct hs_report_vm *vm = &rep->vms[rep->vm_order ? rep->vm_order[k] : k];
+
+		if (vm->max.source != HS_MAX_CONTRADICTED)
+			continue;
+		if (n == HS_ADV_OWN_MAX_VMS) {
+			more++;
+			continue;
+		}
+		zero |= vm->max.max_ns == 0;
+		at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s VM %s %lld",
+				       n ? " and" : ", but for", vm->name[0] ? vm->name : vm->comm,
+				       (long long)vm->max.max_ns);
+		n++;
+	}
+	if (!n)
+		return;
+	if (more)
+		at += (size_t)snprintf(buf + at, at < len ? len - at : 0, " and %u more VMs", more);
+	snprintf(buf + at, at < len ? len - at : 0,
+		 ", inferred from their window events: their VMM sets its own (KVM_CAP_HALT_POLL)%s",
+		 zero ? "; 0 is no polling in force, or the guest turned host polling off" : "");
+}
+
 static void hs_adv_selfcheck(struct hs_adv_ctx *c)
 {
 	const struct hs_report *rep = c->rep;
 	uint64_t cmp = 0, agree = 0, max = 0;
 	bool inferred = false;
+	char own[512];
 	double pct;
 
 	for (unsigned int i = 0; i < rep->nvcpus; i++) {
@@ -334,9 +393,18 @@ static void hs_adv_selfcheck(struct hs_adv_ctx *c)
 		return;
 	}
 	pct = 100.0 * agree / cmp;
-	hs_adv_say(c, "Self-check: replaying the recorded setting (%llu%s) reproduces the poll outcome and the window change of %.1f%% of %llu halts.",
-		   (unsigned long long)max, inferred ? ", inferred from the trace" : "", pct,
-		   (unsigned long long)cmp);
+	hs_adv_own_max_words(own, sizeof(own), rep);
+	if (own[0])
+		hs_adv_say(c, "Self-check: replaying the maximum in force (the module's %lld%s) reproduces the poll outcome and the window change of %.1f%% of %llu halts.",
+			   (long long)rep->meta.halt_poll_ns, own, pct, (unsigned long long)cmp);
+	else
+		hs_adv_say(c, "Self-check: replaying the recorded setting (%llu%s) reproduces the poll outcome and the window change of %.1f%% of %llu halts.",
+			   (unsigned long long)max, inferred ? ", inferred from the trace" : "", pct,
+			   (unsigned long long)cmp);
+	if (own[0]) {
+		hs_adv_finding(c->adv, "vm_sets_own_max");
+		hs_adv_say(c, "Writing the module's halt_poll_ns does not reach a VM whose VMM sets its own maximum: change it in the VMM (KVM_CAP_HALT_POLL).");
+	}
 	if (pct < 95) {
 		hs_adv_finding(c->adv, "selfcheck_low");
 		hs_adv_say(c, "The replay disagrees with the kernel on %.1f%% of halts (another kernel era? try --kernel-era); treat the numbers with care.",

@@ -200,6 +200,10 @@ static void hs_stats_counters(struct hs_halt_stats *s, const struct hs_vcpu_acct
 	s->contended_halts += v->contended_halts;
 	s->sched_halt_ns += v->sched_halt_ns;
 	s->contended_ns += v->contended_ns;
+	for (unsigned int k = 0; k < HS_WSRC_COUNT; k++)
+		s->inferred_waits[k] += v->inferred_waits[k];
+	for (unsigned int k = 0; k < HS_UNK_COUNT; k++)
+		s->unknown_why[k] += v->unknown_why[k];
 }
 
 /* The shares of the summed contention counters: unknown without a tracked halt. */
@@ -283,12 +287,20 @@ static int hs_vcpu_linear(struct hs_report_vcpu *r, const struct hs_vcpu_acct *v
 static void hs_vcpu_whatif(struct hs_report_vcpu *r, const struct hs_vcpu_acct *v)
 {
 	r->selfcheck.agree_pct = -1;
+	hs_max_in_force_init(&r->max);
 	if (!v->whatif)
 		return;
 	r->n_what_if = hs_whatif_rows(v->whatif, r->what_if);
 	if (r->n_what_if > HS_WHATIF_MAX_CANDIDATES)
 		r->n_what_if = HS_WHATIF_MAX_CANDIDATES;
 	hs_whatif_selfcheck(v->whatif, &r->selfcheck);
+	r->max.module_ns = r->selfcheck.module_max_ns;
+	r->max.lo = r->selfcheck.max_lo;
+	r->max.hi = r->selfcheck.max_hi;
+	r->max.soft = r->selfcheck.max_soft;
+	r->max.source = r->selfcheck.max_source;
+	r->max.max_ns = r->max.source == HS_MAX_NONE ? -1 : (int64_t)r->selfcheck.replayed_max_ns;
+	r->max.nvcpus = r->max.lo > 0 || r->max.hi != UINT64_MAX;
 	r->wake_overhead_ns = hs_whatif_wake_overhead_ns(v->whatif);
 }
 
@@ -327,6 +339,7 @@ struct hs_agg {
 	struct hs_window_sum win;
 	struct hs_whatif_row what_if[HS_WHATIF_MAX_CANDIDATES];
 	unsigned int n_what_if;
+	struct hs_max_in_force max;
 };
 
 static void hs_agg_reset(struct hs_agg *g)
@@ -337,6 +350,7 @@ static void hs_agg_reset(struct hs_agg *g)
 	g->hist = h;
 	hs_hist_init(h);
 	g->win.last = HS_WINDOW_UNKNOWN;
+	hs_max_in_force_init(&g->max);
 }
 
 static void hs_agg_add(struct hs_agg *g, const struct hs_report_vcpu *r,
@@ -345,6 +359,8 @@ static void hs_agg_add(struct hs_agg *g, const struct hs_report_vcpu *r,
 	unsigned int n = r->n_what_if;
 
 	hs_stats_counters(&g->stats, v);
+	if (v->whatif)
+		hs_max_in_force_add(&g->max, &r->selfcheck);
 	hs_hist_merge(g->hist, &v->all);
 	hs_window_sum_add(&g->win, v);
 	hs_log2_add(&g->log2, &r->log2);
@@ -376,6 +392,8 @@ static void hs_vm_put(struct hs_report_vm *vm, struct hs_agg *g, const struct hs
 	vm->nvcpus = nvcpus;
 	vm->stats = g->stats;
 	vm->log2 = g->log2;
+	hs_max_in_force_decide(&g->max);
+	vm->max = g->max;
 	memcpy(vm->what_if, g->what_if, sizeof(vm->what_if));
 	vm->n_what_if = g->n_what_if;
 }

@@ -39,6 +39,9 @@ struct hs_halt_stats {
 	uint64_t sched_halt_ns, contended_ns;
 	double contended_share;		/* contended_halts / sched_halts; -1 unknown: no sched events */
 	double contended_time_share;	/* contended_ns / sched_halt_ns; -1 unknown */
+	/* waits whose window was told afterwards, by how (lib/winstate.h) */
+	uint64_t inferred_waits[HS_WSRC_COUNT];
+	uint64_t unknown_why[HS_UNK_COUNT];	/* unknown_waits by reason */
 };
 
 struct hs_log2_hist {
@@ -94,6 +97,7 @@ struct hs_report_vcpu {
 	struct hs_whatif_row what_if[HS_WHATIF_MAX_CANDIDATES];
 	unsigned int n_what_if;
 	struct hs_selfcheck selfcheck;
+	struct hs_max_in_force max;	/* the maximum its self-check replays, and whence */
 	uint64_t wake_overhead_ns;
 	struct hs_hist *hist;		/* fine histogram (for plots), owned */
 };
@@ -108,6 +112,7 @@ struct hs_report_vm {
 	struct hs_whatif_row what_if[HS_WHATIF_MAX_CANDIDATES];
 	unsigned int n_what_if;
 	struct hs_advice advice;	/* per-VM suggestion when it differs a lot */
+	struct hs_max_in_force max;	/* from its vCPUs' window events together */
 	struct hs_linear_hist linear;	/* its vCPUs' tables summed; entries 0 when none */
 };
 

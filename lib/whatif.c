@@ -63,28 +63,51 @@
  * there); otherwise it runs free like the candidates do, so a wrong rule
  * shows as the divergence it causes in the what-if numbers.
  *
- * Inferring M. When the recorded M is unknown, every reliable, valid halt
- * with a known window W bounds it by the kernel's rules: a grow means
- * ns < M; a shrink means ns > M; no event with W == 0 and ns > 0 means
- * ns >= M (else it would have grown); any window polled with (W, after the
- * 6.1+ entry clamp) and on 4.4/5.x a grow's new value (clamped there) is
- * <= M. M is taken as the lower bound rounded up to a multiple of 10000
- * (or else 1000) when that stays within the upper bound, since operators
- * set round numbers, else the lower bound itself. The bounds are kept up to
- * date as halts stream in and the replay follows them (as 6.1+ reads M
- * live). A trace without any bound (only hits) gives 0.
+ * Inferring M. Every reliable, valid halt with a known window W bounds the
+ * maximum in force by the kernel's rules, whatever the metadata says: a
+ * grow means ns < M; a shrink means ns > M; no event with W == 0 and ns > 0
+ * means ns >= M (else it would have grown); a window polled with (the
+ * event's old value, after the 6.1+ entry clamp; on 4.4/5.x, where grows
+ * clamp to M, any window and a grow's new value) is <= M; on 6.1+ an
+ * event whose old is below the previous event's new shows the entry cut,
+ * so that old is M (>= M too). The bounds do
+ * not depend on M, so they are gathered as halts arrive. When the recorded
+ * M is unknown, or known and outside the bounds (a VMM that sets its own
+ * with KVM_CAP_HALT_POLL: the module parameter is then not the maximum in
+ * force), M is taken where operators set it, at round numbers: between
+ * two bounds the roundest value (a multiple of 1000000, else 500000,
+ * 100000, 50000, 10000, 1000: the smallest such), with only a lower bound
+ * that rounded up to a multiple of 10000 (or else 1000), else the lower
+ * bound itself; bounds that contradict each other
+ * (M changed during the recording) keep the recorded value. Within the
+ * bounds a likely value wins where there is one: the largest window polled
+ * that the grow and shrink rules do not reach from grow_start (only a cut
+ * to M explains it), or on 6.1+ the largest window a grow carried on to
+ * (unproven: it may have been cut). The replay follows the bounds as they
+ * are kept up to date (as 6.1+ reads M live).
+ * A trace without any bound (only hits) gives 0.
+ *
+ * Back-filled windows. The account learns the window of halts that ran
+ * before it was known only later (the next event's old value, or the
+ * rules at the end: lib/account.c). hs_whatif_backfill() gives it for the
+ * latest such run while it is still in the buffer; it is written into
+ * those halts after Δ is estimated (Δ keeps using only the windows known
+ * at each halt, as before) and before they are replayed, so the
+ * self-check compares them too, and their windows bound M like any other.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "whatif.h"
 #include "whatif_batch.h"
+#include "winstate.h"
 
 #define HS_WHATIF_BUFFER 4096
 #define HS_WHATIF_DEFAULT_DELTA 20000
 #define HS_WHATIF_DELTA_SAMPLES 32
 #define HS_WHATIF_DELTA_FLOOR 1000
 #define HS_WHATIF_DELTA_QUANTILE 200	/* past cut polls: the 0.5% quantile, not the minimum */
+#define HS_WHATIF_BACKFILLS 16
 
 const uint64_t hs_whatif_default_candidates[] = {
 	0, 10000, 20000, 50000, 100000, 150000, 200000, 300000, 400000,
@@ -110,8 +133,18 @@ struct hs_whatif {
 
 	struct hs_sim check;		/* the recorded setting */
 	bool check_seeded;
-	bool max_known;			/* recorded M given, not inferred */
-	uint64_t max_lo, max_hi;	/* bounds on an unknown M */
+	bool max_known;			/* recorded M given */
+	enum hs_max_source max_source;	/* what check.p.max_ns is */
+	uint64_t max_lo, max_hi;	/* bounds on M from the window events */
+	uint64_t max_soft;		/* a likely M the bounds allow but do not prove */
+
+	/* back-filled windows, applied to the buffer before its replay */
+	struct { unsigned int from, to; int64_t window; } fill[HS_WHATIF_BACKFILLS];
+	unsigned int nfill;
+	unsigned int unres_from;	/* buffer index where the latest run of unknown windows began */
+	bool unres_open;
+	uint32_t prev_new;		/* the last event's new value, when the chain holds */
+	bool prev_new_known;
 	uint64_t compared, agreeing;
 
 	uint64_t delta;
@@ -187,6 +220,7 @@ struct hs_whatif *hs_whatif_alloc(const struct hs_whatif_opts *opts)
 	}
 	p.max_ns = opts->recorded_max_ns >= 0 ? (uint64_t)opts->recorded_max_ns : 0;
 	w->max_known = opts->recorded_max_ns >= 0;
+	w->max_source = w->max_known ? HS_MAX_MODULE : HS_MAX_NONE;
 	hs_sim_init(&w->check, &p);
 	w->min_wait = UINT64_MAX;
 	w->max_hi = UINT64_MAX;
@@ -207,11 +241,17 @@ void hs_whatif_free(struct hs_whatif *w)
 static int64_t hs_whatif_window(const struct hs_whatif *w, const struct hs_whatif_rec *r)
 {
 	int64_t win = r->has_change ? (int64_t)r->chg_old : r->window;
+	bool max_set = w->max_source != HS_MAX_NONE;
 
-	if (win < 0 && w->max_known && w->check.p.max_ns == 0)
+	/*
+	 * A recorded M of 0 polls nothing. An inferred 0 does not stand in for
+	 * unknown windows here: the account back-fills them, after Δ is taken
+	 * from the windows known at each halt (as without the inference).
+	 */
+	if (win < 0 && w->max_known && w->opts.recorded_max_ns == 0)
 		return 0;
 	/* with M read live a grown window is clamped only when the next halt starts */
-	if (win > 0 && w->max_known && w->check.rules & HS_RULE_MAX_LIVE &&
+	if (win > 0 && max_set && w->check.rules & HS_RULE_MAX_LIVE &&
 	    (uint64_t)win > w->check.p.max_ns)
 		win = (int64_t)w->check.p.max_ns;
 	return win;
@@ -274,11 +314,15 @@ static void hs_whatif_estimate_delta(struct hs_whatif *w)
 	free(samples);
 }
 
-static uint64_t hs_whatif_round_max(uint64_t lo, uint64_t hi)
+uint64_t hs_whatif_max_pick(uint64_t lo, uint64_t hi)
 {
-	static const uint64_t steps[] = { 10000, 1000 };
+	/* bounded on both sides, the roundest value between; else lo rounded up a little */
+	static const uint64_t roundest[] = { 1000000, 500000, 100000, 50000, 10000, 1000 };
+	static const uint64_t near[] = { 10000, 1000 };
+	const uint64_t *steps = hi == UINT64_MAX ? near : roundest;
+	unsigned int n = hi == UINT64_MAX ? 2 : 6;
 
-	for (unsigned int i = 0; i < 2; i++) {
+	for (unsigned int i = 0; i < n; i++) {
 		uint64_t m = (lo + steps[i] - 1) / steps[i] * steps[i];
 
 		if (m >= lo && m <= hi)
@@ -287,29 +331,108 @@ static uint64_t hs_whatif_round_max(uint64_t lo, uint64_t hi)
 	return lo;
 }
 
-static void hs_whatif_infer_max(struct hs_whatif *w, const struct hs_whatif_rec *r)
+static void hs_whatif_bound_lo(struct hs_whatif *w, uint64_t lo)
 {
-	int64_t win = hs_whatif_window(w, r);
-	uint64_t lo = w->max_lo, hi = w->max_hi;
+	if (lo > w->max_lo)
+		w->max_lo = lo;
+}
 
-	if (w->max_known || !r->reliable || !r->valid || win < 0)
-		return;
-	if ((uint64_t)win > lo)
-		lo = (uint64_t)win;
-	if (r->has_change && r->grow) {
-		if (r->ns + 1 > lo)
-			lo = r->ns + 1;
-		if (w->check.rules & HS_RULE_GROW_CLAMP && r->chg_new > lo)
-			lo = r->chg_new;
-	} else if (r->has_change && win > 0 && r->ns > (uint64_t)win) {
-		if (r->ns - 1 < hi)
-			hi = r->ns - 1;
-	} else if (!r->has_change && win == 0 && r->ns && r->ns < hi) {
-		hi = r->ns;
+static void hs_whatif_bound_hi(struct hs_whatif *w, uint64_t hi)
+{
+	if (hi < w->max_hi)
+		w->max_hi = hi;
+}
+
+/*
+ * A window the grow and shrink rules reach from grow_start alone; one they
+ * do not was cut to M at some point (M itself, or M shrunk and grown back).
+ */
+static bool hs_whatif_on_lattice(const struct hs_sim_params *p, uint64_t win)
+{
+	uint64_t up = p->grow_start;
+
+	if (!win || !p->grow_start)
+		return true;
+	for (unsigned int k = 0; k < 40 && up <= HS_SIM_WINDOW_MAX; k++) {
+		uint64_t down = up;
+
+		for (unsigned int j = 0; j < 40 && down >= win; j++) {
+			if (down == win)
+				return true;
+			if (p->shrink < 2)
+				break;
+			down /= p->shrink;
+		}
+		if (p->grow < 2)
+			break;
+		up *= p->grow;
 	}
-	w->max_lo = lo;
-	w->max_hi = hi;
-	w->check.p.max_ns = hs_whatif_round_max(lo, hi);
+	return false;
+}
+
+/* What one halt tells of M, whatever M is taken to be (see the top). */
+static void hs_whatif_bound(struct hs_whatif *w, const struct hs_whatif_rec *r)
+{
+	bool cut = w->prev_new_known && r->reliable && r->has_change &&
+		   r->chg_old < w->prev_new;
+
+	if (r->has_change || !r->reliable) {
+		w->prev_new = r->chg_new;
+		w->prev_new_known = r->has_change && r->reliable;
+	}
+	if (!r->reliable || !r->valid)
+		return;
+	if (r->has_change) {
+		/* 6.1+ cut the last event's value to M at this halt's entry: that is M */
+		if (cut && w->check.rules & HS_RULE_MAX_LIVE)
+			hs_whatif_bound_hi(w, r->chg_old);
+		hs_whatif_bound_lo(w, r->chg_old);
+		/* the largest window that only a cut explains is likely M itself */
+		if (r->chg_old > w->max_soft && !hs_whatif_on_lattice(&w->check.p, r->chg_old))
+			w->max_soft = r->chg_old;
+		if (r->grow) {
+			hs_whatif_bound_lo(w, r->ns + 1);
+			if (w->check.rules & HS_RULE_GROW_CLAMP)
+				hs_whatif_bound_lo(w, r->chg_new);
+		} else if (r->chg_old > 0 && r->ns > r->chg_old) {
+			hs_whatif_bound_hi(w, r->ns - 1);
+		}
+		return;
+	}
+	if (r->window == 0 && r->ns)
+		hs_whatif_bound_hi(w, r->ns);
+	/*
+	 * 6.1+: a window the account carried on from a grow may be above M
+	 * until cut, so it bounds nothing; with nothing against it, it is still
+	 * the likeliest M (only the pick uses it)
+	 */
+	else if (r->window > 0 && !(w->check.rules & HS_RULE_MAX_LIVE))
+		hs_whatif_bound_lo(w, (uint64_t)r->window);
+	else if (r->window > 0 && (uint64_t)r->window > w->max_soft)
+		w->max_soft = (uint64_t)r->window;
+}
+
+/* M from the bounds: the likely value where they allow it, else the roundest between. */
+static uint64_t hs_whatif_pick(uint64_t lo, uint64_t hi, uint64_t soft)
+{
+	return soft >= lo && soft <= hi && soft ? soft : hs_whatif_max_pick(lo, hi);
+}
+
+/* The M the self-check replays, from the recorded one and the bounds. */
+static void hs_whatif_infer_max(struct hs_whatif *w)
+{
+	uint64_t lo = w->max_lo, hi = w->max_hi, rec = (uint64_t)w->opts.recorded_max_ns;
+	bool bounded = lo > 0 || hi != UINT64_MAX;
+
+	if (w->max_known && (!bounded || lo > hi || (lo <= rec && rec <= hi))) {
+		w->max_source = HS_MAX_MODULE;
+		w->check.p.max_ns = rec;
+		return;
+	}
+	if (!bounded)
+		return;
+	w->max_source = w->max_known ? HS_MAX_CONTRADICTED : HS_MAX_INFERRED;
+	w->check.p.max_ns = hs_whatif_pick(lo, hi, w->max_soft);
 }
 
 /* Replays one halt through the recorded setting and compares. */
@@ -389,8 +512,141 @@ static void hs_whatif_replay(struct hs_whatif *w, const struct hs_whatif_rec *r)
 	if (w->ncand)
 		hs_whatif_batch_halt(&w->batch, w->ncand, &w->cand[0].p, d, r->valid,
 				     r->poll_cut);
-	hs_whatif_infer_max(w, r);
+	hs_whatif_infer_max(w);
 	hs_whatif_check(w, r);
+}
+
+/* A back-filled run's halts, lost-event ones aside, take its window. */
+static void hs_whatif_apply_fills(struct hs_whatif *w)
+{
+	for (unsigned int f = 0; f < w->nfill; f++)
+		for (unsigned int i = w->fill[f].from; i < w->fill[f].to && i < w->nbuf; i++) {
+			struct hs_whatif_rec *r = &w->buf[i];
+
+			if (r->reliable && !r->has_change && r->window < 0)
+				r->window = w->fill[f].window;
+		}
+	w->nfill = 0;
+}
+
+void hs_whatif_backfill(struct hs_whatif *w, int64_t window, bool lower_bound)
+{
+	if (!w->unres_open)
+		return;
+	/* -1: the run stays unknown, and the next one starts apart from it */
+	w->unres_open = false;
+	if (window < 0 || w->streaming || w->nfill == HS_WHATIF_BACKFILLS)
+		return;
+	w->fill[w->nfill].from = w->unres_from;
+	w->fill[w->nfill].to = w->nbuf;
+	w->fill[w->nfill++].window = window;
+	for (unsigned int i = w->unres_from; i < w->nbuf; i++) {
+		const struct hs_whatif_rec *r = &w->buf[i];
+
+		if (!r->reliable || !r->valid || r->has_change || r->window >= 0)
+			continue;
+		/* a window polled with, or at least that: M is no smaller */
+		if (window > 0)
+			hs_whatif_bound_lo(w, (uint64_t)window);
+		else if (!lower_bound && r->ns)
+			hs_whatif_bound_hi(w, r->ns);
+	}
+}
+
+void hs_whatif_max_merge(struct hs_whatif *w, const struct hs_selfcheck *o)
+{
+	uint64_t lo = o->max_lo > w->max_lo ? o->max_lo : w->max_lo;
+	uint64_t hi = o->max_hi < w->max_hi ? o->max_hi : w->max_hi;
+
+	/* bounds that disagree (M changed, or not one VM after all) stay apart */
+	if (lo > hi)
+		return;
+	w->max_lo = lo;
+	w->max_hi = hi;
+	if (o->max_soft > w->max_soft)
+		w->max_soft = o->max_soft;
+}
+
+int64_t hs_whatif_max_ns(struct hs_whatif *w, enum hs_max_source *src)
+{
+	hs_whatif_infer_max(w);
+	if (src)
+		*src = w->max_source;
+	return w->max_source == HS_MAX_NONE ? -1 : (int64_t)w->check.p.max_ns;
+}
+
+void hs_max_in_force_init(struct hs_max_in_force *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->max_ns = -1;
+	m->module_ns = -1;
+	m->source = HS_MAX_NONE;
+	m->hi = UINT64_MAX;
+}
+
+void hs_max_in_force_add(struct hs_max_in_force *m, const struct hs_selfcheck *sc)
+{
+	if (sc->module_max_ns >= 0)
+		m->module_ns = sc->module_max_ns;
+	if (sc->max_lo == 0 && sc->max_hi == UINT64_MAX)
+		return;
+	m->nvcpus++;
+	if (sc->max_lo > m->lo)
+		m->lo = sc->max_lo;
+	if (sc->max_hi < m->hi)
+		m->hi = sc->max_hi;
+	if (sc->max_soft > m->soft)
+		m->soft = sc->max_soft;
+}
+
+/* As hs_whatif_infer_max(), over the VM's bounds. */
+void hs_max_in_force_decide(struct hs_max_in_force *m)
+{
+	bool bounded = m->nvcpus > 0;
+	uint64_t rec = (uint64_t)m->module_ns;
+
+	if (m->module_ns >= 0 && (!bounded || m->lo > m->hi || (m->lo <= rec && rec <= m->hi))) {
+		m->max_ns = m->module_ns;
+		m->source = HS_MAX_MODULE;
+	} else if (bounded) {
+		m->max_ns = (int64_t)hs_whatif_pick(m->lo, m->hi, m->soft);
+		m->source = m->module_ns >= 0 ? HS_MAX_CONTRADICTED : HS_MAX_INFERRED;
+	}
+}
+
+const char *hs_max_source_name(enum hs_max_source s)
+{
+	static const char *const names[] = { "module", "inferred", "inferred_contradicts_module",
+					     "unknown" };
+
+	return (unsigned int)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
+}
+
+/*
+ * The buffer is full (or the stream ends) while the window of its latest
+ * run is still untold: the rules decide from the run so far (the account
+ * decides again from the whole run at its end, for the counts).
+ */
+static void hs_whatif_decide_open_run(struct hs_whatif *w)
+{
+	enum hs_window_source src;
+	enum hs_unknown_reason why;
+	struct hs_window_seg seg;
+	int64_t win;
+	bool lower = false;
+
+	if (!w->unres_open)
+		return;
+	hs_seg_open(&seg, HS_WINDOW_UNKNOWN, 0);
+	for (unsigned int i = w->unres_from; i < w->nbuf; i++) {
+		const struct hs_whatif_rec *r = &w->buf[i];
+
+		if (r->reliable && !r->has_change && r->window < 0)
+			hs_seg_add(&seg, r->ns, r->waited, r->valid);
+	}
+	win = seg.halts ? hs_seg_decide(&seg, hs_whatif_max_ns(w, NULL), &src, &why, &lower) :
+		HS_WINDOW_UNKNOWN;
+	hs_whatif_backfill(w, win, lower);
 }
 
 /* Δ is now fixed: replay what was buffered and stream from here on. */
@@ -398,19 +654,21 @@ static void hs_whatif_start_streaming(struct hs_whatif *w)
 {
 	if (w->streaming)
 		return;
+	hs_whatif_decide_open_run(w);
+	/* An inferred M must be known before the first replayed halt (and Δ clamps with it). */
+	hs_whatif_infer_max(w);
 	hs_whatif_estimate_delta(w);
 	for (unsigned int i = 0; i < w->ncand; i++)
 		w->cand[i].p.wake_overhead_ns = w->delta;
 	w->check.p.wake_overhead_ns = w->delta;
-	/* An inferred M must be known before the first replayed halt. */
-	for (unsigned int i = 0; i < w->nbuf; i++)
-		hs_whatif_infer_max(w, &w->buf[i]);
+	hs_whatif_apply_fills(w);
 	for (unsigned int i = 0; i < w->nbuf; i++)
 		hs_whatif_replay(w, &w->buf[i]);
 	free(w->buf);
 	w->buf = NULL;
 	w->nbuf = w->capbuf = 0;
 	w->streaming = true;
+	w->unres_open = false;
 }
 
 static bool hs_whatif_buffer(struct hs_whatif *w, const struct hs_whatif_rec *r)
@@ -452,7 +710,14 @@ void hs_whatif_halt(struct hs_whatif *w, const struct hs_wakeup *wakeup,
 		r.chg_old = change->old_ns;
 		r.grow = change->grow;
 	}
+	hs_whatif_bound(w, &r);
 	if (!w->streaming) {
+		if (r.window >= 0 || r.has_change) {
+			w->unres_open = false;
+		} else if (!w->unres_open) {
+			w->unres_open = true;
+			w->unres_from = w->nbuf;
+		}
 		bool kept = hs_whatif_buffer(w, &r);
 
 		if (kept && w->nbuf < HS_WHATIF_BUFFER)
@@ -504,7 +769,12 @@ void hs_whatif_selfcheck(const struct hs_whatif *w, struct hs_selfcheck *out)
 	out->halts_agreeing = w->agreeing;
 	out->agree_pct = w->compared ? 100.0 * w->agreeing / w->compared : -1;
 	out->replayed_max_ns = w->check.p.max_ns;
-	out->max_inferred = !w->max_known;
+	out->max_source = w->max_source;
+	out->max_inferred = w->max_source != HS_MAX_MODULE;
+	out->module_max_ns = w->opts.recorded_max_ns;
+	out->max_lo = w->max_lo;
+	out->max_hi = w->max_hi;
+	out->max_soft = w->max_soft;
 }
 
 uint64_t hs_whatif_wake_overhead_ns(const struct hs_whatif *w)

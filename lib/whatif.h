@@ -43,12 +43,24 @@ struct hs_whatif_row {
 	uint64_t grows, shrinks;
 };
 
+/* Where the maximum window M the self-check replays came from. */
+enum hs_max_source {
+	HS_MAX_MODULE,		/* the recorded halt_poll_ns, and the trace agrees */
+	HS_MAX_INFERRED,	/* none recorded: from the window events */
+	HS_MAX_CONTRADICTED,	/* the recorded one is contradicted: from the window events */
+	HS_MAX_NONE,		/* none recorded and nothing in the trace bounds it */
+};
+
 struct hs_selfcheck {
 	uint64_t halts_compared;
 	uint64_t halts_agreeing;	/* same hit/miss and same grow/shrink/none */
 	double agree_pct;		/* -1 when nothing could be compared */
 	uint64_t replayed_max_ns;	/* the M that was replayed */
 	bool max_inferred;		/* M came from the trace, not the metadata */
+	enum hs_max_source max_source;
+	int64_t module_max_ns;		/* the recorded halt_poll_ns, -1 unknown */
+	uint64_t max_lo, max_hi;	/* what the window events allow for M (hi UINT64_MAX: no bound) */
+	uint64_t max_soft;		/* a likely M they do not prove (whatif.c), 0 none */
 };
 
 struct hs_whatif;
@@ -72,6 +84,40 @@ void hs_whatif_free(struct hs_whatif *w);
 void hs_whatif_halt(struct hs_whatif *w, const struct hs_wakeup *wakeup,
 		    const struct hs_poll_change *change, int64_t window_ns,
 		    bool data_reliable, uint64_t poll_cut_ns);
+/*
+ * The account tells afterwards the window of the latest run of halts that
+ * were given window_ns -1 (those since the window was last known, lost-event
+ * halts aside): the self-check then replays them too. Past the buffer of the
+ * first halts (HS_WHATIF_BUFFER) they were replayed already, and stay
+ * uncompared. window 0 or more (-1: it stays unknown, and ends the run);
+ * lower_bound: the window was at least that.
+ */
+void hs_whatif_backfill(struct hs_whatif *w, int64_t window, bool lower_bound);
+/* The maximum in force as far as the halts so far tell (hs_selfcheck's M), -1 unknown; *src whence. */
+int64_t hs_whatif_max_ns(struct hs_whatif *w, enum hs_max_source *src);
+const char *hs_max_source_name(enum hs_max_source s);
+/*
+ * KVM_CAP_HALT_POLL is per VM: the account hands each vCPU the bounds of
+ * its VM's other vCPUs before the end, where they agree with its own.
+ */
+void hs_whatif_max_merge(struct hs_whatif *w, const struct hs_selfcheck *other);
+/* The M taken within bounds [lo, hi] (hi UINT64_MAX: none): the roundest between (whatif.c). */
+uint64_t hs_whatif_max_pick(uint64_t lo, uint64_t hi);
+/*
+ * The maximum in force of a VM from its vCPUs' self-checks: KVM_CAP_HALT_POLL
+ * is per VM, so their bounds intersect. max_ns -1: unknown.
+ */
+struct hs_max_in_force {
+	int64_t max_ns;
+	enum hs_max_source source;
+	int64_t module_ns;		/* the recorded halt_poll_ns, -1 unknown */
+	uint64_t lo, hi;		/* hi UINT64_MAX: no upper bound */
+	uint64_t soft;			/* as hs_selfcheck.max_soft */
+	unsigned int nvcpus;		/* vCPUs that told something */
+};
+void hs_max_in_force_init(struct hs_max_in_force *m);
+void hs_max_in_force_add(struct hs_max_in_force *m, const struct hs_selfcheck *sc);
+void hs_max_in_force_decide(struct hs_max_in_force *m);
 /* Ends the stream; span_ns is the time the vCPU was observed. */
 void hs_whatif_finish(struct hs_whatif *w, uint64_t span_ns);
 unsigned int hs_whatif_rows(const struct hs_whatif *w, struct hs_whatif_row *rows);

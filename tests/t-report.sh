@@ -91,7 +91,13 @@ expect() {
 	}
 	payload ~ /^kvm_halt_poll_ns: / {
 		split(payload, f, " ")
-		pend[tid] = 1; pold[tid] = f[7] + 0; win[tid] = f[5] + 0; known[tid] = 1
+		pend[tid] = 1; pold[tid] = f[7] + 0; win[tid] = f[5] + 0
+		# the waits before a thread first knew its window ran under this old
+		if (!known[tid] && useg[tid]) {
+			if (pold[tid] > 0) mis[tid] += useg[tid]; else nop[tid] += useg[tid]
+			unk[tid] -= useg[tid]
+		}
+		useg[tid] = 0; known[tid] = 1
 		next
 	}
 	payload ~ /^kvm_vcpu_wakeup: / {
@@ -105,7 +111,7 @@ expect() {
 		if (f[2] == "poll") { hits[tid]++; hp[tid " " b]++ }
 		else {
 			waits[tid]++; hw[tid " " b]++
-			if (w > 0) mis[tid]++; else if (w == 0) nop[tid]++; else unk[tid]++
+			if (w > 0) mis[tid]++; else if (w == 0) nop[tid]++; else { unk[tid]++; useg[tid]++ }
 		}
 		hb[tid " " b] = 1
 		next

@@ -18,6 +18,14 @@ if mode.startswith('meta'):
     # rank: ties in the busiest-first order fall back on VM names, from the trailer
     DROP |= {'record_seconds', 'kernel', 'params', 'advice', 'selfcheck', 'vms', 'tgid', 'vm',
              'rank'}
+# where one side lost the module's halt_poll_ns (a trace-cmd copy without the
+# trailer), the windows told afterwards by the rules and the maximum in force
+# rest on it: drop those too
+def hpn(d):
+    return (d.get('params') or {}).get('halt_poll_ns')
+if mode.startswith('meta') and hpn(a) != hpn(b):
+    DROP |= {'max_in_force', 'unknown_why', 'window_inferred', 'poll_misses', 'nopoll_waits',
+             'unknown_waits', 'poll_ns', 'poll_cpu_s', 'poll_cpu_pct', 'window'}
 if mode.endswith('ts'):
     DROP |= {'duration_s', 'first_ts_ns', 'last_ts_ns', 'halts_per_s', 'flaps_per_s',
              'poll_cpu_pct', 'poll_cpu_pct_per_vcpu', 'mean_ns', 'residency_ns', 'residency_pct',

@@ -1075,6 +1075,32 @@ static void sy_tracedat(struct sy_run *r)
 	free(cmd.s);
 }
 
+/*
+ * What haltstat record notes in the trace (trace_marker): the kernel, the
+ * module parameters and who the threads are, so that the text tells what
+ * the trailer of the .dat tells (losses stay the text's own LOST lines).
+ */
+static void sy_text_notes(const struct sy_run *r, FILE *f)
+{
+	static const char pre[] = "           <...>-1       [000] ..... ";
+	const struct sy_opts *o = r->x->o;
+	uint64_t t = o->start_ns;
+	char name[64], ts[96];
+
+	snprintf(ts, sizeof(ts), "%5" PRIu64 ".%06" PRIu64 ": tracing_mark_write: haltstat-meta: ",
+		 t / 1000000000, t % 1000000000 / 1000);
+	fprintf(f, "%s%skernel_release=%s\n", pre, ts, o->release);
+	fprintf(f, "%s%sparam.halt_poll_ns=%" PRIu64 "\n%s%sparam.halt_poll_ns_grow=%u\n"
+		"%s%sparam.halt_poll_ns_grow_start=%u\n%s%sparam.halt_poll_ns_shrink=%u\n",
+		pre, ts, o->module_m, pre, ts, o->grow, pre, ts, o->grow_start, pre, ts, o->shrink);
+	for (unsigned int i = 0; i < r->nv; i++)
+		fprintf(f, "%s%sthread=%d %d %s\n", pre, ts, r->v[i].tid, r->v[i].tgid, r->v[i].comm);
+	for (unsigned int vm = 0; vm < o->nvms && vm < r->nv; vm++) {
+		sy_vm_name(o, vm, name, sizeof(name));
+		fprintf(f, "%s%sprocess=%d %s\tqemu-system-x86\n", pre, ts, r->v[vm].tgid, name);
+	}
+}
+
 /* The kernel's `trace` file header, then the lines. */
 static void sy_text_finish(struct sy_run *r)
 {
@@ -1098,6 +1124,7 @@ static void sy_text_finish(struct sy_run *r)
 	      "#                              |||| /     delay\n"
 	      "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
 	      "#              | |         |   |||||     |         |\n", f);
+	sy_text_notes(r, f);
 	if (fflush(r->x->text) || fseek(r->x->text, 0, SEEK_SET))
 		sy_die("temporary file: %s", strerror(errno));
 	while ((n = fread(buf, 1, sizeof(buf), r->x->text)) > 0)

@@ -100,9 +100,9 @@ static void test_classification(void)
 	struct hs_account *a = acct_new(0, 0, 0, 0);
 	const struct hs_vcpu_acct *v;
 
-	wake(a, 1000, 100, 5000, true, 1);	/* window unknown: unknown wait */
+	wake(a, 1000, 100, 5000, true, 1);	/* window unknown: nopoll once the grow says old 0 */
 	wake(a, 2000, 100, 300, false, 1);	/* hit, poll_ns 300, window stays unknown */
-	pollns(a, 3000, 100, 3, 10000, 0);	/* grow; this halt still ran under 0 */
+	pollns(a, 3000, 100, 3, 10000, 0);	/* grow; this halt still ran under 0, and so did those before */
 	wake(a, 3000, 100, 7000, true, 1);	/* nopoll wait */
 	wake(a, 4000, 100, 600000, true, 1);	/* miss under 10000, poll_ns += 10000 */
 	pollns(a, 5000, 100, 3, 0, 10000);	/* shrink: flap 1 */
@@ -125,8 +125,9 @@ static void test_classification(void)
 	CHECK_EQ_U64(v->poll_hits, 3, "acct_class_hits");
 	CHECK_EQ_U64(v->waits, 6, "acct_class_waits");
 	CHECK_EQ_U64(v->poll_misses, 3, "acct_class_misses");
-	CHECK_EQ_U64(v->nopoll_waits, 2, "acct_class_nopoll");
-	CHECK_EQ_U64(v->unknown_waits, 1, "acct_class_unknown");
+	CHECK_EQ_U64(v->nopoll_waits, 3, "acct_class_nopoll");
+	CHECK_EQ_U64(v->unknown_waits, 0, "acct_class_unknown");
+	CHECK_EQ_U64(v->inferred_waits[HS_WSRC_NEXT_EVENT], 1, "acct_class_backfilled");
 	CHECK_EQ_U64(v->invalid, 1, "acct_class_invalid");
 	CHECK_EQ_U64(v->poll_ns, 300 + 10000 + 10000 + 8000 + 15000 + 20000, "acct_class_poll_ns");
 	CHECK_EQ_U64(v->grows, 3, "acct_class_grows");
@@ -134,8 +135,8 @@ static void test_classification(void)
 	CHECK_EQ_U64(v->flaps, 2, "acct_class_flaps");
 	CHECK_EQ_U64(v->vcpu_id, 3, "acct_class_vcpu_id");
 	CHECK_EQ_U64(v->window, 20000, "acct_class_window_last");
-	/* 3000..5000 at 10000, 5000..7000 at 0, 7000..8000 at 10000, 8000..10000 at 20000 */
-	CHECK_EQ_U64(v->window_time, 7000, "acct_class_window_time");
+	/* 1000..3000 at 0 (back-filled), 3000..5000 at 10000, 5000..7000 at 0, 7000..8000 at 10000, 8000..10000 at 20000 */
+	CHECK_EQ_U64(v->window_time, 9000, "acct_class_window_time");
 	CHECK(fabs(v->window_area - 7e7) < 1, "acct_class_window_area");
 	CHECK_EQ_U64(v->all.count, 9, "acct_class_hist_count");
 	CHECK_EQ_U64(v->all.min, 300, "acct_class_hist_min");
@@ -159,7 +160,7 @@ static void test_threads_independent(void)
 	const struct hs_vcpu_acct *v200, *v201;
 
 	pollns(a, 100, 200, 0, 10000, 0);
-	wake(a, 110, 201, 5000, true, 1);	/* other thread: still unknown */
+	wake(a, 110, 201, 5000, true, 1);	/* other thread: unknown, and M is unknown too */
 	wake(a, 120, 200, 5000, true, 1);	/* old 0: nopoll */
 	wake(a, 130, 200, 5000, true, 1);	/* 10000: miss */
 	hs_account_finish(a);
@@ -169,6 +170,7 @@ static void test_threads_independent(void)
 	if (!v200 || !v201)
 		goto out;
 	CHECK_EQ_U64(v201->unknown_waits, 1, "acct_threads_other_unknown");
+	CHECK_EQ_U64(v201->unknown_why[HS_UNK_MAX_UNKNOWN], 1, "acct_threads_other_why");
 	CHECK_EQ_U64(v200->nopoll_waits, 1, "acct_threads_nopoll");
 	CHECK_EQ_U64(v200->poll_misses, 1, "acct_threads_miss");
 	CHECK_EQ_U64(v201->vcpu_id, (uint64_t)-1, "acct_threads_vcpu_id_unknown");
@@ -186,13 +188,13 @@ static void test_lost(void)
 	wake(a, 100, 300, 500, true, 1);	/* nopoll (old 0) */
 	pollns(a, 200, 300, 1, 0, 10000);	/* shrink: flap 1, pending */
 	hs_account_lost(a, 0, 5, true);		/* pending dropped, window unknown */
-	wake(a, 200, 300, 900000, true, 1);	/* unknown wait */
-	wake(a, 300, 300, 900000, true, 1);	/* still unknown */
+	wake(a, 200, 300, 900000, true, 1);	/* unknown wait: right after the loss */
+	wake(a, 300, 300, 900000, true, 1);	/* nopoll, told by the next event's old */
 	pollns(a, 400, 300, 1, 10000, 0);	/* grow after loss: not a flap */
 	wake(a, 400, 300, 700, true, 1);	/* nopoll */
 	hs_account_lost(a, 3, 0, false);
 	hs_account_lost(a, 3, 0, true);		/* nothing lost: no effect */
-	wake(a, 500, 300, 700, true, 1);	/* unknown again */
+	wake(a, 500, 300, 700, true, 1);	/* unknown again: right after the loss */
 	hs_account_finish(a);
 	v = find_vcpu(a, 300);
 	if (!v) {
@@ -202,13 +204,14 @@ static void test_lost(void)
 	}
 	CHECK_EQ_U64(m->lost_events, 5, "acct_lost_count");
 	CHECK_EQ_U64(m->lost_unknown_places, 1, "acct_lost_unknown_places");
-	CHECK_EQ_U64(v->unknown_waits, 3, "acct_lost_unknown_waits");
-	CHECK_EQ_U64(v->nopoll_waits, 2, "acct_lost_nopoll");
+	CHECK_EQ_U64(v->unknown_waits, 2, "acct_lost_unknown_waits");
+	CHECK_EQ_U64(v->unknown_why[HS_UNK_AFTER_LOSS], 2, "acct_lost_unknown_why");
+	CHECK_EQ_U64(v->nopoll_waits, 3, "acct_lost_nopoll");
 	CHECK_EQ_U64(v->poll_misses, 0, "acct_lost_no_miss");
 	CHECK_EQ_U64(v->flaps, 1, "acct_lost_flaps");
 	CHECK_EQ_U64(v->window, (uint64_t)HS_WINDOW_UNKNOWN, "acct_lost_window_unknown");
-	/* known 100..200 at 10000 and 200 (closed at loss) ... 400..400 at 10000 */
-	CHECK_EQ_U64(v->window_time, 100, "acct_lost_window_time");
+	/* 100..200 at 10000, 200..400 at 0 (the grow's old, from the loss on), 400..400 at 10000 */
+	CHECK_EQ_U64(v->window_time, 300, "acct_lost_window_time");
 	CHECK(v->unreliable == false, "acct_lost_reliable_after_halt");
 	hs_account_free(a);
 }
@@ -528,8 +531,63 @@ static void test_shards(void)
 	hs_account_free(sh[1]);
 }
 
+/* A recording that starts mid-life: windows told afterwards, module M 200000. */
+static void test_midlife(void)
+{
+	struct hs_account *a = acct_new(0, 0, 0, 0);
+	const struct hs_vcpu_acct *v;
+
+	hs_account_meta(a)->halt_poll_ns = 200000;
+	/* 10: every halt above M and no shrink: window 0 */
+	wake(a, 100, 10, 300000, true, 1);
+	wake(a, 200, 10, 2000000, true, 1);
+	/* 11: 40 us would have grown a zero window, 800 us shrunk any other: polling off */
+	wake(a, 100, 11, 40000, true, 1);
+	wake(a, 200, 11, 800000, true, 1);
+	/* 12: hits up to 150 us and one wait, all below M: a window of at least 150000 */
+	wake(a, 100, 12, 40000, false, 1);
+	wake(a, 200, 12, 150000, false, 1);
+	wake(a, 300, 12, 90000, true, 1);
+	/* 13: two waits, then a shrink whose old is the window they ran under (from 100 on) */
+	wake(a, 100, 13, 900000, true, 1);
+	wake(a, 200, 13, 900000, true, 1);
+	pollns(a, 300, 13, 0, 25000, 50000);
+	wake(a, 300, 13, 900000, true, 1);
+	/* 14: a grow past M (6.1+ does not clamp it), two misses cut to 300000, told by the shrink */
+	pollns(a, 100, 14, 0, 320000, 160000);
+	wake(a, 100, 14, 170000, true, 1);
+	wake(a, 200, 14, 310000, true, 1);
+	wake(a, 300, 14, 310000, true, 1);
+	pollns(a, 400, 14, 0, 150000, 300000);
+	wake(a, 400, 14, 900000, true, 1);
+	hs_account_finish(a);
+
+	v = find_vcpu(a, 10);
+	CHECK(v && v->nopoll_waits == 2 && !v->unknown_waits &&
+	      v->inferred_waits[HS_WSRC_LONGER_THAN_MAX] == 2 && v->window == 0,
+	      "acct_midlife_longer_than_max");
+	v = find_vcpu(a, 11);
+	CHECK(v && v->nopoll_waits == 2 && v->inferred_waits[HS_WSRC_NO_POLLING] == 2,
+	      "acct_midlife_no_polling");
+	v = find_vcpu(a, 12);
+	CHECK(v && v->poll_misses == 1 && v->poll_ns == 40000 + 150000 + 150000 &&
+	      v->inferred_waits[HS_WSRC_WITHIN_WINDOW] == 1 && v->window == HS_WINDOW_UNKNOWN,
+	      "acct_midlife_within_window");
+	v = find_vcpu(a, 13);
+	CHECK(v && v->poll_misses == 3 && v->poll_ns == 3 * 50000 &&
+	      v->inferred_waits[HS_WSRC_NEXT_EVENT] == 2 && v->window_time == 400 - 100,
+	      "acct_midlife_next_event");
+	v = find_vcpu(a, 14);
+	CHECK(v && v->poll_misses == 4 && v->poll_ns == 160000 + 3 * 300000 &&
+	      !v->inferred_waits[HS_WSRC_NEXT_EVENT], "acct_midlife_cut_to_max");
+	/* the window held 300000 from 100 to 400, 150000 after */
+	CHECK(v && fabs(v->window_area - 300000.0 * 300) < 1, "acct_midlife_cut_timeline");
+	hs_account_free(a);
+}
+
 int main(void)
 {
+	test_midlife();
 	test_classification();
 	test_threads_independent();
 	test_lost();

@@ -98,6 +98,59 @@ static void test_inferred_midway(void)
 	hs_whatif_free(w);
 }
 
+/* A VMM's own maximum (KVM_CAP_HALT_POLL) against the module's: the trace wins. */
+static void test_contradicted_max(void)
+{
+	struct hs_whatif_opts o;
+	struct hs_selfcheck sc;
+	struct hs_whatif *w;
+	struct gen g;
+
+	gen_init(&g, 300000, 2, true);
+	opts_init(&o, HS_ERA_6_11, 200000);
+	w = run(&g, &o, 0, 12000, 0);
+	if (!w)
+		return;
+	hs_whatif_selfcheck(w, &sc);
+	CHECK(sc.max_source == HS_MAX_CONTRADICTED && sc.replayed_max_ns == 300000 &&
+	      sc.module_max_ns == 200000, "whatif_max_contradicted");
+	CHECK(sc.max_lo <= 300000 && sc.max_hi >= 300000, "whatif_max_bounds_hold_truth");
+	CHECK(sc.agree_pct == 100, "whatif_max_contradicted_100pct");
+	hs_whatif_free(w);
+
+	/* the module's value where the trace agrees with it */
+	gen_init(&g, 200000, 2, true);
+	opts_init(&o, HS_ERA_6_11, 200000);
+	w = run(&g, &o, 0, 12000, 0);
+	if (!w)
+		return;
+	hs_whatif_selfcheck(w, &sc);
+	CHECK(sc.max_source == HS_MAX_MODULE && sc.replayed_max_ns == 200000, "whatif_max_module");
+	hs_whatif_free(w);
+}
+
+/* Windows told afterwards replay in the self-check; Δ stays as without them. */
+static void test_backfill(void)
+{
+	struct hs_wakeup wk = { .ns = 900000, .waited = 1, .valid = 1 };
+	struct hs_whatif_opts o;
+	struct hs_selfcheck sc;
+	struct hs_whatif *w;
+
+	opts_init(&o, HS_ERA_6_11, 200000);
+	w = hs_whatif_alloc(&o);
+	if (!w)
+		return;
+	for (int i = 0; i < 100; i++)
+		hs_whatif_halt(w, &wk, NULL, -1, true, HS_POLL_CUT_UNKNOWN);
+	hs_whatif_backfill(w, 0, false);
+	hs_whatif_finish(w, 1000000000);
+	hs_whatif_selfcheck(w, &sc);
+	CHECK(sc.halts_compared == 100 && sc.halts_agreeing == 100, "whatif_backfill_compared");
+	CHECK(hs_whatif_wake_overhead_ns(w) == 20000, "whatif_backfill_delta_unchanged");
+	hs_whatif_free(w);
+}
+
 /* Wrong era (6.11 trace replayed with 6.1's shrink 0) shows in the self-check. */
 static void test_wrong_era(void)
 {
@@ -321,6 +374,8 @@ static void test_delta_cut_polls(void)
 
 int main(void)
 {
+	test_contradicted_max();
+	test_backfill();
 	test_batched_equals_sim();
 	test_recorded();
 	test_inferred_midway();

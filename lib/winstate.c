@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <string.h>
+
+#include "winstate.h"
+
+const char *const hs_window_source_names[HS_WSRC_COUNT] = {
+	[HS_WSRC_NEXT_EVENT] = "next_event",
+	[HS_WSRC_LONGER_THAN_MAX] = "longer_than_max",
+	[HS_WSRC_MAX_ZERO] = "max_zero",
+	[HS_WSRC_NO_POLLING] = "no_polling",
+	[HS_WSRC_WITHIN_WINDOW] = "within_window",
+};
+
+const char *const hs_unknown_reason_names[HS_UNK_COUNT] = {
+	[HS_UNK_AFTER_LOSS] = "after_lost_events",
+	[HS_UNK_NO_RULE] = "no_rule_decides",
+	[HS_UNK_MAX_UNKNOWN] = "max_unknown",
+};
+
+/*
+ * The window a recording starts in. A recording of a long-running VM
+ * begins mid-life, and after lost events the window is unknown again, until
+ * the vCPU's next kvm_halt_poll_ns. The halts in between ran under one
+ * window (only a grow or shrink changes it, and each fires an event; the
+ * 6.1+ entry clamp to M is silent but leaves the same value for every
+ * later halt), so they are kept as one segment of counts, and moved once
+ * it is told:
+ * - the next event's old value is that window, exactly (it is also what
+ *   corrects a window carried on from a grow above M, cut at halt entry);
+ * - with no event until the end (or the next loss), the kernel's rules
+ *   decide from the segment's longest and shortest halt, given the maximum
+ *   M in force (the what-if's, which follows the window events when they
+ *   contradict the module parameter). No event after a valid halt of ns
+ *   means ns <= W, or W == 0 and ns >= M. So with M == 0 the window is 0;
+ *   with no halt in (0, M) and one above M, it is 0 (a halt above M with a
+ *   window > 0 shrinks); with a halt in (0, M) a zero window would have
+ *   grown, so either a window of at least every halt was in force (then
+ *   the waits were polls cut short by another runnable task) or polling
+ *   was off for the vCPU altogether (its VM's maximum is 0, or the guest
+ *   turned host polling off, which also keeps every event away): the
+ *   first when the halts are mostly hits, the second when mostly waits
+ *   (and likewise when every halt lasted exactly M: 0 or M).
+ *   An invalid halt always shrinks where polling is allowed, so one
+ *   without an event means polling is off. Otherwise the waits stay
+ *   unknown, with the reason counted.
+ * The halt right after lost events stays unknown (its own event may be
+ * among the lost). Nothing here grows with the halts.
+ */
+void hs_seg_open(struct hs_window_seg *s, int64_t window, uint64_t ts)
+{
+	memset(s, 0, sizeof(*s));
+	s->window = window;
+	s->since_ts = ts;
+	s->min_pos_ns = UINT64_MAX;
+}
+
+void hs_seg_add(struct hs_window_seg *s, uint64_t ns, bool waited, bool valid)
+{
+	s->halts++;
+	if (waited)
+		s->waits++;
+	else
+		s->hits++;
+	if (!valid) {
+		s->invalid++;
+		return;
+	}
+	if (ns > s->max_ns)
+		s->max_ns = ns;
+	if (ns && ns < s->min_pos_ns)
+		s->min_pos_ns = ns;
+}
+
+/* By the rules at the top. */
+int64_t hs_seg_decide(const struct hs_window_seg *s, int64_t max, enum hs_window_source *src,
+		      enum hs_unknown_reason *why, bool *lower)
+{
+	*lower = false;
+	if (s->invalid) {
+		*src = HS_WSRC_NO_POLLING;
+		return 0;
+	}
+	if (!s->max_ns) {
+		*why = HS_UNK_NO_RULE;
+		return HS_WINDOW_UNKNOWN;
+	}
+	if (max < 0) {
+		*why = HS_UNK_MAX_UNKNOWN;
+		return HS_WINDOW_UNKNOWN;
+	}
+	if (max == 0) {
+		*src = HS_WSRC_MAX_ZERO;
+		return 0;
+	}
+	if (s->min_pos_ns >= (uint64_t)max) {
+		if (s->max_ns > (uint64_t)max) {
+			*src = HS_WSRC_LONGER_THAN_MAX;
+			return 0;
+		}
+		/* every halt exactly M: a window of 0 or of M, told by what they mostly were */
+		if (s->waits >= s->hits) {
+			*src = HS_WSRC_NO_POLLING;
+			return 0;
+		}
+		*src = HS_WSRC_WITHIN_WINDOW;
+		return max;
+	}
+	if (s->waits >= s->hits) {
+		*src = HS_WSRC_NO_POLLING;
+		return 0;
+	}
+	*src = HS_WSRC_WITHIN_WINDOW;
+	*lower = true;
+	return s->max_ns > INT64_MAX ? INT64_MAX : (int64_t)s->max_ns;
+}
+
