@@ -98,7 +98,11 @@ static json_t *whatif_json(struct hs_jw *j, const struct hs_whatif_row *rows, un
 		hs_jw_put(j, o, "halts", hs_jw_u64(w->halts));
 		hs_jw_put(j, o, "hits", hs_jw_u64(w->hits));
 		hs_jw_put(j, o, "hit_rate", hs_jw_num(w->hit_rate));
+		hs_jw_put(j, o, "hit_rate_low", hs_jw_num(w->hit_rate_low));
+		hs_jw_put(j, o, "hit_rate_high", hs_jw_num(w->hit_rate_high));
 		hs_jw_put(j, o, "poll_cpu_s", hs_jw_num(w->poll_cpu_s));
+		hs_jw_put(j, o, "poll_cpu_s_low", hs_jw_num(w->poll_cpu_s_low));
+		hs_jw_put(j, o, "poll_cpu_s_high", hs_jw_num(w->poll_cpu_s_high));
 		hs_jw_put(j, o, "miss_cpu_s", hs_jw_num(w->miss_cpu_s));
 		hs_jw_put(j, o, "poll_cpu_pct", hs_jw_num(w->poll_cpu_pct));
 		hs_jw_put(j, o, "poll_cpu_pct_per_vcpu", hs_jw_num(w->poll_cpu_pct_per_vcpu));
