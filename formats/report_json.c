@@ -86,6 +86,17 @@ static json_t *linear_json(struct hs_jw *j, const struct hs_linear_hist *h)
 	return o;
 }
 
+static json_t *wake_model_json(struct hs_jw *j, const struct hs_wake_choice *c)
+{
+	json_t *o = json_object();
+
+	hs_jw_put(j, o, "model", hs_jw_str(c->model == HS_WAKE_OPEN ? "open" : "closed", SIZE_MAX));
+	hs_jw_put(j, o, "supported", json_boolean(c->supported));
+	hs_jw_put(j, o, "shift_ns", hs_jw_num(c->shift_ns));
+	hs_jw_put(j, o, "pairs", hs_jw_u64(c->pairs));
+	return o;
+}
+
 static json_t *whatif_json(struct hs_jw *j, const struct hs_whatif_row *rows, unsigned int n)
 {
 	json_t *arr = json_array();
@@ -210,6 +221,9 @@ static json_t *vcpu_json(struct hs_jw *j, const struct hs_report_vcpu *v, json_t
 	hs_jw_put(j, o, "what_if", whatif_json(j, v->what_if, v->n_what_if));
 	hs_jw_put(j, o, "selfcheck", selfcheck_json(j, &v->selfcheck));
 	hs_jw_put(j, o, "wake_overhead_ns", hs_jw_u64(v->wake_overhead_ns));
+	hs_jw_put(j, o, "wake_overhead_low_ns", hs_jw_u64(v->wake_overhead_lo_ns));
+	hs_jw_put(j, o, "wake_overhead_high_ns", hs_jw_u64(v->wake_overhead_hi_ns));
+	hs_jw_put(j, o, "wake_model", wake_model_json(j, &v->wake));
 	hs_jw_put(j, o, "rank", rank);
 	return o;
 }

@@ -278,6 +278,8 @@ static void hs_vcpu_whatif(struct hs_report_vcpu *r, const struct hs_vcpu_acct *
 		r->n_what_if = HS_WHATIF_MAX_CANDIDATES;
 	hs_whatif_selfcheck(v->whatif, &r->selfcheck);
 	r->wake_overhead_ns = hs_whatif_wake_overhead_ns(v->whatif);
+	hs_whatif_wake_overhead_range(v->whatif, &r->wake_overhead_lo_ns, &r->wake_overhead_hi_ns);
+	hs_whatif_wake_model(v->whatif, &r->wake);
 }
 
 static int hs_vcpu_fill(struct hs_report_vcpu *r, const struct hs_sel *s,

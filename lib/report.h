@@ -68,6 +68,8 @@ struct hs_report_vcpu {
 	unsigned int n_what_if;
 	struct hs_selfcheck selfcheck;
 	uint64_t wake_overhead_ns;
+	uint64_t wake_overhead_lo_ns, wake_overhead_hi_ns;	/* the range the intervals replay */
+	struct hs_wake_choice wake;
 	struct hs_hist *hist;		/* fine histogram (for plots), owned */
 };
 

@@ -429,7 +429,7 @@ static void hs_whatif_delta_range(struct hs_whatif *w)
 /* One pair of consecutive halts whose second is a poll hit. */
 struct hs_wake_pair {
 	uint64_t x;		/* first halt's end to the second's end (its wake) */
-	uint8_t bucket;		/* log2 of the first halt's time to wake */
+	uint64_t bucket;	/* the window the second halt polled with */
 	bool hit;		/* the first halt was a poll hit */
 };
 
@@ -451,14 +451,13 @@ static unsigned int hs_wake_pairs(const struct hs_whatif *w, struct hs_wake_pair
 
 	for (unsigned int i = 0; i + 1 < w->nbuf; i++) {
 		const struct hs_whatif_rec *a = &w->buf[i], *b = &w->buf[i + 1];
-		uint64_t d;
+		int64_t win = hs_whatif_window(w, b);
 
 		if (!a->ts || b->ts <= a->ts || !a->reliable || !b->reliable || !a->valid ||
-		    !b->valid || b->waited || hs_whatif_window(w, b) == 0)
+		    !b->valid || b->waited || win <= 0)
 			continue;
-		d = hs_whatif_time_to_wake(w, a);
 		pr[n].x = b->ts - a->ts;
-		pr[n].bucket = (uint8_t)(63 - __builtin_clzll(d | 1));
+		pr[n].bucket = (uint64_t)win;
 		pr[n].hit = !a->waited && hs_whatif_window(w, a) != 0;
 		n++;
 	}
@@ -469,11 +468,13 @@ static unsigned int hs_wake_pairs(const struct hs_whatif *w, struct hs_wake_pair
  * Closed loop, the next wake comes a fixed time after the next halt
  * starts, whatever the halt before it did; open loop, it comes at its own
  * absolute time, so the time from a halt's end to the next wake is Δ
- * shorter after a wait (which ended Δ late) than after a hit. Compared
- * among first halts of about the same time to wake (one log2 bucket, at
- * least 3 of each kind): the medians' difference, weighted by the smaller
- * count. At least HS_WAKE_MIN_PAIRS matched pairs decide; a shift above
- * Δ/2 is open loop.
+ * shorter after a wait (which ended Δ late) than after a hit. Only second
+ * halts that were hits show their wake exactly, and which of them hit
+ * depends on their window, which the first halt's outcome moved (a miss
+ * grows or shrinks it): so pairs are compared among second halts polled
+ * with the same window (at least 3 of each kind): the medians' difference,
+ * weighted by the smaller count. At least HS_WAKE_MIN_PAIRS matched pairs
+ * decide; a shift above half the high end of Δ's range is open loop.
  */
 static void hs_whatif_choose_wake(struct hs_whatif *w)
 {
@@ -506,8 +507,9 @@ static void hs_whatif_choose_wake(struct hs_whatif *w)
 	free(pr);
 	w->wake.pairs = (uint64_t)wsum;
 	w->wake.shift_ns = wsum ? dsum / wsum : 0;
-	w->wake.supported = wsum >= HS_WAKE_MIN_PAIRS && w->delta >= HS_WHATIF_DELTA_FLOOR;
-	if (w->wake.supported && w->wake.shift_ns > w->delta / 2.0)
+	/* the high end of Δ: the estimate is a floor, which contention can press near 0 */
+	w->wake.supported = wsum >= HS_WAKE_MIN_PAIRS && w->delta_hi >= HS_WHATIF_DELTA_FLOOR;
+	if (w->wake.supported && w->wake.shift_ns > w->delta_hi / 2.0)
 		w->wake.model = HS_WAKE_OPEN;
 }
 
