@@ -18,6 +18,9 @@ static const char *const csv_columns[] = {
 	"halts_per_s", "sum_ns", "min_ns", "max_ns", "mean_ns", "p50_ns", "p90_ns",
 	"p99_ns", "p999_ns", "poll_cpu_s", "window_last_ns", "window_mean_ns",
 	"grows", "shrinks", "flaps",
+	/* the vCPU's what-if at the suggested halt_poll_ns, with its prediction interval */
+	"whatif_halt_poll_ns", "whatif_hit_rate", "whatif_hit_rate_low", "whatif_hit_rate_high",
+	"whatif_poll_cpu_s", "whatif_poll_cpu_s_low", "whatif_poll_cpu_s_high",
 };
 
 /* Names sit in fixed arrays that may lack their NUL: never read past max. */
@@ -90,6 +93,19 @@ static void csv_row(FILE *out, const struct hs_report_vcpu *v)
 	csv_u64(out, s->grows);
 	csv_u64(out, s->shrinks);
 	csv_u64(out, s->flaps);
+	if (v->suggested_row >= 0) {
+		const struct hs_whatif_row *w = &v->what_if[v->suggested_row];
+
+		csv_u64(out, w->halt_poll_ns);
+		csv_num(out, w->hit_rate, "%.6f");
+		csv_num(out, w->hit_rate_low, "%.6f");
+		csv_num(out, w->hit_rate_high, "%.6f");
+		csv_num(out, w->poll_cpu_s, "%.9f");
+		csv_num(out, w->poll_cpu_s_low, "%.9f");
+		csv_num(out, w->poll_cpu_s_high, "%.9f");
+	} else {
+		fputs(",,,,,,,", out);
+	}
 	fputc('\n', out);
 }
 
