@@ -472,9 +472,12 @@ static unsigned int hs_wake_pairs(const struct hs_whatif *w, struct hs_wake_pair
  * halts that were hits show their wake exactly, and which of them hit
  * depends on their window, which the first halt's outcome moved (a miss
  * grows or shrinks it): so pairs are compared among second halts polled
- * with the same window (at least 3 of each kind): the medians' difference,
- * weighted by the smaller count. At least HS_WAKE_MIN_PAIRS matched pairs
- * decide; a shift above half the high end of Δ's range is open loop.
+ * with the same window (at least 8 of each kind). Being a hit cuts the
+ * second halts' times to wake at the window from above, so the shift shows
+ * whole only toward the bottom: the first quartiles' difference, weighted
+ * by the smaller count. At least HS_WAKE_MIN_PAIRS matched pairs decide; a
+ * shift above half the middle of Δ's range is open loop (the estimate is a
+ * floor, which contention can press near 0).
  */
 static void hs_whatif_choose_wake(struct hs_whatif *w)
 {
@@ -496,10 +499,10 @@ static void hs_whatif_choose_wake(struct hs_whatif *w)
 		while (k < n && pr[k].bucket == pr[i].bucket)
 			k++;
 		/* [i, j) waits, [j, k) hits, each sorted by x */
-		if (j - i >= 3 && k - j >= 3) {
+		if (j - i >= 8 && k - j >= 8) {
 			double wt = j - i < k - j ? j - i : k - j;
 
-			dsum += wt * ((double)pr[j + (k - j) / 2].x - (double)pr[i + (j - i) / 2].x);
+			dsum += wt * ((double)pr[j + (k - j) / 4].x - (double)pr[i + (j - i) / 4].x);
 			wsum += wt;
 		}
 		i = k;
@@ -507,9 +510,8 @@ static void hs_whatif_choose_wake(struct hs_whatif *w)
 	free(pr);
 	w->wake.pairs = (uint64_t)wsum;
 	w->wake.shift_ns = wsum ? dsum / wsum : 0;
-	/* the high end of Δ: the estimate is a floor, which contention can press near 0 */
 	w->wake.supported = wsum >= HS_WAKE_MIN_PAIRS && w->delta_hi >= HS_WHATIF_DELTA_FLOOR;
-	if (w->wake.supported && w->wake.shift_ns > w->delta_hi / 2.0)
+	if (w->wake.supported && w->wake.shift_ns > (w->delta + w->delta_hi) / 4.0)
 		w->wake.model = HS_WAKE_OPEN;
 }
 
