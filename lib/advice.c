@@ -219,6 +219,32 @@ static void hs_adv_scope_pick(const struct hs_adv_ctx *c, struct hs_adv_scope *s
 	hs_adv_scope_off_cliff(c, s);
 }
 
+/* Which way the wakes were replayed, and whether the trace said so. */
+static void hs_adv_wake_model(struct hs_adv_ctx *c)
+{
+	unsigned int open = 0, closed = 0, told = 0;
+
+	for (unsigned int i = 0; i < c->rep->nvcpus; i++) {
+		const struct hs_report_vcpu *v = &c->rep->vcpus[i];
+
+		if (!v->stats.halts)
+			continue;
+		open += v->wake.model == HS_WAKE_OPEN;
+		closed += v->wake.model == HS_WAKE_CLOSED;
+		told += v->wake.supported;
+	}
+	if (!open && !closed)
+		return;
+	if (!told)
+		hs_adv_say(c, "Wakes are replayed closed loop (each a fixed time after its halt starts): without poll hits and waits to compare the trace cannot tell, so the open-loop replay (wakes at absolute times, as timers and packets) is the other bound of each interval.");
+	else if (!open)
+		hs_adv_say(c, "Wakes are replayed closed loop, as the trace shows on %u of %u vCPUs (the next wake does not move after a poll hit); the open-loop replay bounds each interval.",
+			   told, closed);
+	else
+		hs_adv_say(c, "Wakes are replayed open loop (at absolute times) on %u vCPU%s, where the trace shows the next wake later after a poll hit, and closed loop on %u; the other model bounds each interval.",
+			   open, open == 1 ? "" : "s", closed);
+}
+
 /* Cliffs next to the suggestion, or the one it was moved off, in words. */
 static void hs_adv_cliffs(struct hs_adv_ctx *c, const struct hs_adv_scope *s)
 {
@@ -702,6 +728,7 @@ void hs_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts)
 	c.adv->halt_poll_ns = s.best >= 0 ? s.rows[s.best].halt_poll_ns : 0;
 	hs_adv_explain_choice(&c, &s, hs_kernel_era_from_release(rep->meta.kernel_release));
 	hs_adv_cliffs(&c, &s);
+	hs_adv_wake_model(&c);
 	hs_adv_say(&c, "A wait costs about %.1f us more than its time to wake (estimated wake-up overhead); that is what a poll hit saves.",
 		   delta / 1e3);
 	hs_adv_explain_recorded(&c, &s);
