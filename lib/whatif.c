@@ -396,7 +396,7 @@ static void hs_whatif_replay(struct hs_whatif *w, const struct hs_whatif_rec *r)
 static void hs_whatif_delta_range(struct hs_whatif *w)
 {
 	uint64_t *s = malloc(sizeof(*s) * (w->nbuf ? w->nbuf : 1));
-	unsigned int n = 0, nwait = 0;
+	unsigned int n = 0;
 
 	w->delta_lo = w->delta / 2;
 	w->delta_hi = w->delta;
@@ -409,7 +409,6 @@ static void hs_whatif_delta_range(struct hs_whatif *w)
 
 			if (!r->waited || !r->reliable || !r->valid)
 				continue;
-			nwait++;
 			if (pass == 0 && (win < 0 || r->ns < (uint64_t)win + HS_WHATIF_DELTA_FLOOR))
 				continue;
 			if (pass == 1 && r->ns < HS_WHATIF_DELTA_FLOOR)
@@ -422,7 +421,6 @@ static void hs_whatif_delta_range(struct hs_whatif *w)
 
 		w->delta_hi = p10 > cap ? cap : p10 > w->delta ? p10 : w->delta;
 	}
-	(void)nwait;
 	free(s);
 }
 

@@ -12,7 +12,7 @@
  *   trace allows (hs_whatif_delta_range in whatif.c);
  * - the sensitivity of the adaptive window: every time to wake perturbed
  *   by up to HS_WHATIF_IV_JITTER_PM per mille (two fixed pseudo-random
- *   draws), replayed. Far from a threshold this changes nothing; near one
+ *   draws, each a function of the halt's recorded duration), replayed. Far from a threshold this changes nothing; near one
  *   (a window close to a common time to wake) it flips the path the window
  *   takes, which is exactly where a real run can go either way.
  *
@@ -81,7 +81,7 @@ void hs_whatif_open_halt(struct hs_whatif_open *o, unsigned int n, uint64_t d, u
 
 		if (o->started) {
 			if (o->prev_rec_waited && o->prev_hit[i])
-				di = d + delta;
+				di = d > UINT64_MAX - delta ? UINT64_MAX : d + delta;
 			else if (!o->prev_rec_waited && !o->prev_hit[i])
 				di = d > delta ? d - delta : 0;
 		}
@@ -147,10 +147,14 @@ void hs_whatif_iv_start(struct hs_whatif_iv *iv, uint64_t delta, uint64_t delta_
 	iv_add(iv, point_open, delta, 2);
 }
 
-/* A fixed pseudo-random number in [-1, 1] for halt i and draw seed. */
-static double iv_unit(uint64_t i, uint32_t seed)
+/*
+ * A fixed pseudo-random number in [-1, 1] for a halt of recorded duration
+ * ns and draw seed: of the value, not of the halt's place, so that readers
+ * that order halts with the same timestamp apart give the same replay.
+ */
+static double iv_unit(uint64_t ns, uint32_t seed)
 {
-	uint64_t z = i * 0x9e3779b97f4a7c15ull + seed * 0xbf58476d1ce4e5b9ull;
+	uint64_t z = ns * 0x9e3779b97f4a7c15ull + seed * 0xbf58476d1ce4e5b9ull;
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -158,14 +162,17 @@ static double iv_unit(uint64_t i, uint32_t seed)
 	return (double)(z >> 11) / (double)(1ull << 52) - 1.0;
 }
 
-static uint64_t iv_jitter(uint64_t d, uint64_t i, uint32_t seed)
+static uint64_t iv_jitter(uint64_t d, uint64_t ns, uint32_t seed)
 {
 	double x;
 
 	if (!seed)
 		return d;
-	x = (double)d * (1.0 + HS_WHATIF_IV_JITTER_PM / 1000.0 * iv_unit(i, seed));
-	return x > 0 ? (uint64_t)x : 0;
+	x = (double)d * (1.0 + HS_WHATIF_IV_JITTER_PM / 1000.0 * iv_unit(ns, seed));
+	if (x <= 0)
+		return 0;
+	/* the largest double below 2^64: a time to wake near the type's limit stays there */
+	return x < 18446744073709549568.0 ? (uint64_t)x : UINT64_MAX;
 }
 
 void hs_whatif_iv_halt(struct hs_whatif_iv *iv, uint64_t ns, bool waited, bool valid)
@@ -176,7 +183,7 @@ void hs_whatif_iv_halt(struct hs_whatif_iv *iv, uint64_t ns, bool waited, bool v
 		struct hs_whatif_variant *v = &iv->var[k];
 		uint64_t d = !waited ? ns : ns > v->delta ? ns - v->delta : 0;
 
-		d = iv_jitter(d, iv->seen, v->seed);
+		d = iv_jitter(d, ns, v->seed);
 		if (v->open)
 			hs_whatif_open_halt(v->open, iv->n, d, v->delta, waited, valid);
 		else
@@ -292,7 +299,7 @@ static void iv_gaps_run(const struct hs_sim_params *p, const uint64_t *gaps, uin
 
 	hs_sim_init(&s, p);
 	for (uint64_t i = 0; i < n; i++) {
-		hs_sim_halt(&s, iv_jitter(gaps[i], i + 1, seed), true, NULL);
+		hs_sim_halt(&s, iv_jitter(gaps[i], gaps[i], seed), true, NULL);
 		if (!sums || (i + 1) % HS_WHATIF_IV_BLOCK)
 			continue;
 		double r = (double)(s.hits - bh) / HS_WHATIF_IV_BLOCK;

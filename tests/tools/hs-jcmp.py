@@ -13,12 +13,14 @@ mode = sys.argv[3] if len(sys.argv) > 3 else ''
 DROP = {'source', 'format'}
 if mode.startswith('meta'):
     # rank: ties in the busiest-first order fall back on VM names, from the trailer
+    # wake_model: like the self-check, it skips halts after lost events, which
+    # a converted file may mark apart
     DROP |= {'record_seconds', 'kernel', 'params', 'advice', 'selfcheck', 'vms', 'tgid', 'vm',
-             'rank'}
+             'rank', 'wake_model'}
 if mode.endswith('ts'):
     DROP |= {'duration_s', 'first_ts_ns', 'last_ts_ns', 'halts_per_s', 'flaps_per_s',
              'poll_cpu_pct', 'poll_cpu_pct_per_vcpu', 'mean_ns', 'residency_ns', 'residency_pct',
-             'idle_pct', 'advice', 'kvm'}
+             'idle_pct', 'advice', 'kvm', 'wake_model'}
 KVM_WORDS = ('kvm was loaded', 'no kvm event formats', 'whether kvm was loaded')
 def norm(x):
     if isinstance(x, dict):
