@@ -155,6 +155,9 @@ static void report_params_init(struct report_params *p)
 		p->acct.whatif.candidates[p->acct.whatif.ncandidates++] =
 			hs_whatif_default_candidates[i];
 	cmd_whatif_defaults(&p->acct.whatif);
+	/* HALTSTAT_WHATIF=off: no replay at all; make bench measures what the what-if costs */
+	if (getenv("HALTSTAT_WHATIF") && !strcmp(getenv("HALTSTAT_WHATIF"), "off"))
+		p->acct.no_whatif = true;
 }
 
 /* A bucket width: a plain number is ns here (unlike --start), units allowed. */

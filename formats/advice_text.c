@@ -19,17 +19,22 @@ static void adv_table(FILE *out, const struct hs_report *rep, const struct hs_te
 
 	fprintf(out, "what-if: the adaptive window replayed per vCPU at each halt_poll_ns (%u vCPU%s, wake-up overhead %.1f us)\n",
 		nv, nv == 1 ? "" : "s", rep->advice.wake_overhead_ns / 1e3);
-	fprintf(out, "  %12s %10s %7s %11s %11s %10s %8s\n", "halt_poll_ns", "hits", "hit%",
-		"poll CPU-s", "miss CPU-s", "CPU%/vCPU", "flaps/s");
+	fprintf(out, "  %12s %10s %7s %13s %11s %15s %11s %10s %8s\n", "halt_poll_ns", "hits",
+		"hit%", "(interval)", "poll CPU-s", "(interval)", "miss CPU-s", "CPU%/vCPU", "flaps/s");
 	for (unsigned int i = 0; i < rep->n_host_what_if; i++) {
 		const struct hs_whatif_row *r = &rep->host_what_if[i];
 		bool pick = rep->advice.valid && r->halt_poll_ns == rep->advice.halt_poll_ns;
 
-		fprintf(out, "%s%c %12llu %10llu %7.1f %11.3f %11.3f %10.1f %8.1f%s\n",
+		char hit_iv[32], poll_iv[40];
+
+		snprintf(hit_iv, sizeof(hit_iv), "%.1f-%.1f", 100 * r->hit_rate_low,
+			 100 * r->hit_rate_high);
+		snprintf(poll_iv, sizeof(poll_iv), "%.3f-%.3f", r->poll_cpu_s_low, r->poll_cpu_s_high);
+		fprintf(out, "%s%c %12llu %10llu %7.1f %13s %11.3f %15s %11.3f %10.1f %8.1f%s\n",
 			pick && o && o->color ? ADV_BOLD : "", pick ? '*' : ' ',
 			(unsigned long long)r->halt_poll_ns, (unsigned long long)r->hits,
-			100 * r->hit_rate, r->poll_cpu_s, r->miss_cpu_s, r->poll_cpu_pct_per_vcpu,
-			r->flaps_per_s, pick && o && o->color ? ADV_RESET : "");
+			100 * r->hit_rate, hit_iv, r->poll_cpu_s, poll_iv, r->miss_cpu_s,
+			r->poll_cpu_pct_per_vcpu, r->flaps_per_s, pick && o && o->color ? ADV_RESET : "");
 	}
 }
 

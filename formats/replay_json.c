@@ -36,7 +36,11 @@ static json_t *rj_figures(struct hs_jw *j, const struct hs_replay *r, const stru
 	hs_jw_put(j, o, "halts", hs_jw_u64(f->halts));
 	hs_jw_put(j, p, "hits", hs_jw_u64(f->pred_hits));
 	hs_jw_put(j, p, "hit_rate", hs_jw_num(f->pred_hit_rate));
+	hs_jw_put(j, p, "hit_rate_low", hs_jw_num(f->pred_hit_rate_low));
+	hs_jw_put(j, p, "hit_rate_high", hs_jw_num(f->pred_hit_rate_high));
 	hs_jw_put(j, p, "poll_cpu_s", hs_jw_num(f->pred_poll_cpu_s));
+	hs_jw_put(j, p, "poll_cpu_s_low", hs_jw_num(f->pred_poll_cpu_s_low));
+	hs_jw_put(j, p, "poll_cpu_s_high", hs_jw_num(f->pred_poll_cpu_s_high));
 	hs_jw_put(j, o, "predicted", p);
 	if (!r->ran) {
 		hs_jw_put(j, o, "measured", json_null());
@@ -48,6 +52,8 @@ static json_t *rj_figures(struct hs_jw *j, const struct hs_replay *r, const stru
 	hs_jw_put(j, m, "hit_rate", rj_spread(j, &f->hit_rate, f->measured));
 	hs_jw_put(j, m, "poll_cpu_s", rj_spread(j, &f->poll_cpu_s, f->measured));
 	hs_jw_put(j, m, "vcpu_cpu_s", rj_spread(j, &f->vcpu_cpu_s, true));
+	hs_jw_put(j, m, "runs_inside", f->measured ? json_integer(f->runs_inside) : json_null());
+	hs_jw_put(j, m, "inside", f->measured ? json_boolean(f->mean_inside) : json_null());
 	hs_jw_put(j, o, "measured", m);
 	return o;
 }
@@ -95,6 +101,8 @@ static json_t *rj_root(struct hs_jw *j, const struct hs_replay *r, const char *s
 	hs_jw_put(j, o, "vcpus_skipped", json_integer(r->vcpus_skipped));
 	hs_jw_put(j, o, "vcpus_capped", json_integer(r->vcpus_capped));
 	hs_jw_put(j, o, "seconds", hs_jw_num(r->seconds));
+	hs_jw_put(j, o, "settings_measured", json_integer(r->settings_measured));
+	hs_jw_put(j, o, "settings_inside", json_integer(r->settings_inside));
 	for (unsigned int v = 0; v < r->nvcpus; v++)
 		hs_jw_push(j, vcpus, rj_vcpu(j, &r->vcpus[v]));
 	hs_jw_put(j, o, "vcpus", vcpus);

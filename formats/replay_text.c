@@ -63,12 +63,19 @@ static void rt_row(FILE *out, const struct hs_replay *r, unsigned int s, unsigne
 		snprintf(who, sizeof(who), "%u", v);
 	else
 		snprintf(who, sizeof(who), "all");
-	fprintf(out, "%s%12llu  %-4s %9llu  %7.1f", pre, (unsigned long long)r->settings[s], who,
-		(unsigned long long)f->halts, 100 * f->pred_hit_rate);
-	if (r->ran && f->measured)
+	char iv[32];
+
+	snprintf(iv, sizeof(iv), "%.1f-%.1f", 100 * f->pred_hit_rate_low,
+		 100 * f->pred_hit_rate_high);
+	fprintf(out, "%s%12llu  %-4s %9llu  %7.1f %11s", pre, (unsigned long long)r->settings[s],
+		who, (unsigned long long)f->halts, 100 * f->pred_hit_rate, iv);
+	if (r->ran && f->measured) {
 		rt_spread(out, &f->hit_rate, 100, 1, 24);
-	else if (r->ran)
-		fprintf(out, "  %-24s", "n/a");
+		fprintf(out, " %-6s", f->runs_inside == r->opts.runs ? "yes" : f->runs_inside ?
+			"partly" : "no");
+	} else if (r->ran) {
+		fprintf(out, "  %-24s %-6s", "n/a", "");
+	}
 	fprintf(out, "  %9.4f", f->pred_poll_cpu_s);
 	if (r->ran && f->measured)
 		rt_spread(out, &f->poll_cpu_s, 1, 4, 24);
@@ -81,9 +88,10 @@ static void rt_row(FILE *out, const struct hs_replay *r, unsigned int s, unsigne
 
 static void rt_table(FILE *out, const struct hs_replay *r, const char *pre)
 {
-	fprintf(out, "%s%12s  %-4s %9s  %7s", pre, "halt_poll_ns", "vCPU", "halts", "hit% p");
+	fprintf(out, "%s%12s  %-4s %9s  %7s %11s", pre, "halt_poll_ns", "vCPU", "halts", "hit% p",
+		"(interval)");
 	if (r->ran)
-		fprintf(out, "  %-24s", "hit% measured (min..max)");
+		fprintf(out, "  %-24s %-6s", "hit% measured (min..max)", "inside");
 	fprintf(out, "  %9s", "poll s p");
 	if (r->ran)
 		fprintf(out, "  %-24s  %s", "poll s measured", "vCPU thread CPU s");
@@ -107,14 +115,20 @@ int hs_replay_write_text(FILE *out, const struct hs_replay *r, const char *sourc
 	rt_table(out, r, pre);
 	for (unsigned int s = 0; s < r->nsettings; s++)
 		any_unmeasured |= !r->totals[s].measured;
-	fprintf(out, "%s\n%sp: predicted by the what-if over the same times to wake.", pre, pre);
+	fprintf(out, "%s\n%sp: predicted by the what-if over the same times to wake; interval: "
+		"replayed at the low and high end of the wake-up overhead and with perturbed times "
+		"to wake, with the sampling spread.", pre, pre);
 	if (r->ran)
 		fprintf(out, " Measured: KVM statistics (halt_successful_poll over the halts, "
-			"halt_poll_success_ns + halt_poll_fail_ns), mean over %u runs; %.1f s in VMs.",
+			"halt_poll_success_ns + halt_poll_fail_ns), mean over %u runs; %.1f s in VMs. "
+			"Inside: every run's hit rate within the interval (partly: some runs).",
 			r->opts.runs, r->seconds);
 	else
 		fprintf(out, " Nothing was run (--predict-only).");
 	fputc('\n', out);
+	if (r->ran && r->settings_measured)
+		fprintf(out, "%sinside the interval: %u of %u settings (all vCPUs together)\n", pre,
+			r->settings_inside, r->settings_measured);
 	if (r->ran && any_unmeasured)
 		fprintf(out, "%sn/a: this kernel has no KVM binary statistics (KVM_GET_STATS_FD, "
 			"Linux 5.14+)\n", pre);

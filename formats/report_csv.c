@@ -19,6 +19,10 @@ static const char *const csv_columns[] = {
 	"p99_ns", "p999_ns", "poll_cpu_s", "window_last_ns", "window_mean_ns",
 	"grows", "shrinks", "flaps", "contention_halts_tracked", "contention_halts",
 	"contention_halt_share", "contention_time_share",
+	"grows", "shrinks", "flaps",
+	/* the vCPU's what-if at the suggested halt_poll_ns, with its prediction interval */
+	"whatif_halt_poll_ns", "whatif_hit_rate", "whatif_hit_rate_low", "whatif_hit_rate_high",
+	"whatif_poll_cpu_s", "whatif_poll_cpu_s_low", "whatif_poll_cpu_s_high",
 };
 
 /* Names sit in fixed arrays that may lack their NUL: never read past max. */
@@ -99,6 +103,19 @@ static void csv_row(FILE *out, const struct hs_report_vcpu *v)
 		csv_num(out, s->contended_time_share, "%.6f");
 	} else {
 		fputs(",,,,", out);
+	}
+	if (v->suggested_row >= 0) {
+		const struct hs_whatif_row *w = &v->what_if[v->suggested_row];
+
+		csv_u64(out, w->halt_poll_ns);
+		csv_num(out, w->hit_rate, "%.6f");
+		csv_num(out, w->hit_rate_low, "%.6f");
+		csv_num(out, w->hit_rate_high, "%.6f");
+		csv_num(out, w->poll_cpu_s, "%.9f");
+		csv_num(out, w->poll_cpu_s_low, "%.9f");
+		csv_num(out, w->poll_cpu_s_high, "%.9f");
+	} else {
+		fputs(",,,,,,,", out);
 	}
 	fputc('\n', out);
 }

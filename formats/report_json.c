@@ -87,6 +87,17 @@ static json_t *linear_json(struct hs_jw *j, const struct hs_linear_hist *h)
 	return o;
 }
 
+static json_t *wake_model_json(struct hs_jw *j, const struct hs_wake_choice *c)
+{
+	json_t *o = json_object();
+
+	hs_jw_put(j, o, "model", hs_jw_str(c->model == HS_WAKE_OPEN ? "open" : "closed", SIZE_MAX));
+	hs_jw_put(j, o, "supported", json_boolean(c->supported));
+	hs_jw_put(j, o, "shift_ns", hs_jw_num(c->shift_ns));
+	hs_jw_put(j, o, "pairs", hs_jw_u64(c->pairs));
+	return o;
+}
+
 static json_t *whatif_json(struct hs_jw *j, const struct hs_whatif_row *rows, unsigned int n)
 {
 	json_t *arr = json_array();
@@ -99,7 +110,11 @@ static json_t *whatif_json(struct hs_jw *j, const struct hs_whatif_row *rows, un
 		hs_jw_put(j, o, "halts", hs_jw_u64(w->halts));
 		hs_jw_put(j, o, "hits", hs_jw_u64(w->hits));
 		hs_jw_put(j, o, "hit_rate", hs_jw_num(w->hit_rate));
+		hs_jw_put(j, o, "hit_rate_low", hs_jw_num(w->hit_rate_low));
+		hs_jw_put(j, o, "hit_rate_high", hs_jw_num(w->hit_rate_high));
 		hs_jw_put(j, o, "poll_cpu_s", hs_jw_num(w->poll_cpu_s));
+		hs_jw_put(j, o, "poll_cpu_s_low", hs_jw_num(w->poll_cpu_s_low));
+		hs_jw_put(j, o, "poll_cpu_s_high", hs_jw_num(w->poll_cpu_s_high));
 		hs_jw_put(j, o, "miss_cpu_s", hs_jw_num(w->miss_cpu_s));
 		hs_jw_put(j, o, "poll_cpu_pct", hs_jw_num(w->poll_cpu_pct));
 		hs_jw_put(j, o, "poll_cpu_pct_per_vcpu", hs_jw_num(w->poll_cpu_pct_per_vcpu));
@@ -254,6 +269,9 @@ static json_t *vcpu_json(struct hs_jw *j, const struct hs_report_vcpu *v, json_t
 	hs_jw_put(j, o, "selfcheck", selfcheck_json(j, &v->selfcheck));
 	hs_jw_put(j, o, "max_in_force", max_json(j, &v->max));
 	hs_jw_put(j, o, "wake_overhead_ns", hs_jw_u64(v->wake_overhead_ns));
+	hs_jw_put(j, o, "wake_overhead_low_ns", hs_jw_u64(v->wake_overhead_lo_ns));
+	hs_jw_put(j, o, "wake_overhead_high_ns", hs_jw_u64(v->wake_overhead_hi_ns));
+	hs_jw_put(j, o, "wake_model", wake_model_json(j, &v->wake));
 	hs_jw_put(j, o, "rank", rank);
 	return o;
 }

@@ -329,16 +329,20 @@ static void md_whatif(FILE *out, const struct hs_report *r)
 	if (!r->n_host_what_if)
 		return;
 	fputs("\n<details><summary>What-if: each halt_poll_ns replayed over these halts</summary>\n\n"
-	      "| halt_poll_ns | hits | hit % | poll CPU s | miss CPU s | flaps/s |\n"
-	      "|--:|--:|--:|--:|--:|--:|\n", out);
+	      "| halt_poll_ns | hits | hit % | hit % interval | poll CPU s | poll CPU s interval | miss CPU s | flaps/s |\n"
+	      "|--:|--:|--:|--:|--:|--:|--:|--:|\n", out);
 	for (unsigned int i = 0; i < r->n_host_what_if; i++) {
 		const struct hs_whatif_row *w = &r->host_what_if[i];
 		bool pick = r->advice.valid && w->halt_poll_ns == r->advice.halt_poll_ns;
 
-		fprintf(out, "| %s%" PRIu64 "%s | %" PRIu64 " | %.1f | %.3f | %.3f | %.1f |\n",
+		fprintf(out, "| %s%" PRIu64 "%s | %" PRIu64 " | %.1f | %.1f-%.1f | %.3f | %.3f-%.3f | %.3f | %.1f |\n",
 			pick ? "**" : "", w->halt_poll_ns, pick ? "**" : "", w->hits,
 			isfinite(w->hit_rate) ? w->hit_rate * 100 : 0.0,
+			isfinite(w->hit_rate_low) ? w->hit_rate_low * 100 : 0.0,
+			isfinite(w->hit_rate_high) ? w->hit_rate_high * 100 : 0.0,
 			isfinite(w->poll_cpu_s) ? w->poll_cpu_s : 0.0,
+			isfinite(w->poll_cpu_s_low) ? w->poll_cpu_s_low : 0.0,
+			isfinite(w->poll_cpu_s_high) ? w->poll_cpu_s_high : 0.0,
 			isfinite(w->miss_cpu_s) ? w->miss_cpu_s : 0.0,
 			isfinite(w->flaps_per_s) ? w->flaps_per_s : 0.0);
 	}

@@ -632,8 +632,35 @@ static void svg_whatif_obstacles(struct svg *s, const struct svg_plot *pl, int64
 		double x = plot_x(pl, r->poll_cpu_s), y = plot_y(pl, r->hit_rate);
 		double d = suggest >= 0 && r->halt_poll_ns == (uint64_t)suggest ? 11 : 5;
 		struct svg_box b = { x - d, y - d, x + d, y + d };
+		/* the error bars too: a label across one would hide what it bounds */
+		struct svg_box v = { x - 2, plot_y(pl, r->hit_rate_high), x + 2,
+				     plot_y(pl, r->hit_rate_low) };
+		struct svg_box h = { plot_x(pl, r->poll_cpu_s_low), y - 2,
+				     plot_x(pl, r->poll_cpu_s_high), y + 2 };
 
 		svg_box_keep(s, &b);
+		svg_box_keep(s, &v);
+		svg_box_keep(s, &h);
+	}
+}
+
+/* The prediction interval of a row: hit rate up and down, polling CPU left and right. */
+static void svg_whatif_bars(struct svg *s, const struct svg_plot *pl, const struct hs_whatif_row *r)
+{
+	double x = plot_x(pl, r->poll_cpu_s), y = plot_y(pl, r->hit_rate);
+	double ylo = plot_y(pl, r->hit_rate_low), yhi = plot_y(pl, r->hit_rate_high);
+	double xlo = plot_x(pl, r->poll_cpu_s_low), xhi = plot_x(pl, r->poll_cpu_s_high);
+	const char *st = "stroke=\"" COL_AXIS "\" stroke-width=\"1\" class=\"errorbar\"";
+
+	if (ylo - yhi >= 1) {
+		svg_line(s, x, yhi, x, ylo, st);
+		svg_line(s, x - 3, yhi, x + 3, yhi, st);
+		svg_line(s, x - 3, ylo, x + 3, ylo, st);
+	}
+	if (xhi - xlo >= 1) {
+		svg_line(s, xlo, y, xhi, y, st);
+		svg_line(s, xlo, y - 3, xlo, y + 3, st);
+		svg_line(s, xhi, y - 3, xhi, y + 3, st);
 	}
 }
 
@@ -657,15 +684,13 @@ static void svg_whatif_points(struct svg *s, const struct svg_plot *pl, int64_t 
 		bool current = rep->meta.halt_poll_ns >= 0 &&
 			       r->halt_poll_ns == (uint64_t)rep->meta.halt_poll_ns;
 
-		/*
-		 * The what-if rows carry no interval yet; once they do (the
-		 * advice issue), its error bar goes here, under the point,
-		 * from plot_y() of its bounds. Nothing is drawn in its place.
-		 */
+		svg_whatif_bars(s, pl, r);
 		fprintf(s->out, "<circle class=\"candidate\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
-			"fill=\"" COL_POLL "\"><title>%.4gus: %.1f%% hits, %.4g CPU s</title></circle>\n",
+			"fill=\"" COL_POLL "\"><title>%.4gus: %.1f%% hits (%.1f-%.1f), %.4g CPU s "
+			"(%.4g-%.4g)</title></circle>\n",
 			x, y, (double)r->halt_poll_ns / 1e3, clampd(r->hit_rate, 0, 1) * 100,
-			fin(r->poll_cpu_s));
+			clampd(r->hit_rate_low, 0, 1) * 100, clampd(r->hit_rate_high, 0, 1) * 100,
+			fin(r->poll_cpu_s), fin(r->poll_cpu_s_low), fin(r->poll_cpu_s_high));
 		if (current)
 			fprintf(s->out, "<rect class=\"current\" x=\"%.1f\" y=\"%.1f\" width=\"12\" "
 				"height=\"12\" fill=\"none\" stroke=\"" COL_AXIS "\"/>\n", x - 6, y - 6);
@@ -714,7 +739,7 @@ static void svg_whatif(struct svg *s)
 		return;
 	}
 	for (unsigned int i = 0; i < rep->n_host_what_if; i++)
-		pl.xmax = fmax(pl.xmax, fin(rep->host_what_if[i].poll_cpu_s));
+		pl.xmax = fmax(pl.xmax, fin(rep->host_what_if[i].poll_cpu_s_high));
 	pl.xmax = pl.xmax > 0 ? nice_ceil(pl.xmax) : 1.0;
 	svg_whatif_axes(s, &pl);
 	svg_whatif_points(s, &pl, suggest);

@@ -16,14 +16,14 @@
  */
 
 /* The halt histogram and the what-if replay of one halt. */
-static void hs_account_halt(struct hs_hist *hist, struct hs_whatif *w,
+static void hs_account_halt(struct hs_hist *hist, struct hs_whatif *w, uint64_t ts,
 			    const struct hs_wakeup *wakeup,
 			    const struct hs_poll_change *change, int64_t window,
 			    bool reliable, uint64_t poll_cut_ns)
 {
 	hs_hist_add(hist, wakeup->ns);
 	if (w)
-		hs_whatif_halt(w, wakeup, change, window, reliable, poll_cut_ns);
+		hs_whatif_halt_ts(w, ts, wakeup, change, window, reliable, poll_cut_ns);
 }
 
 static uint64_t hs_add_sat(uint64_t a, uint64_t b)
@@ -470,7 +470,7 @@ static void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
 	} else if (!change) {
 		hs_seg_add(&v->seg, w->ns, w->waited, w->valid != 0);
 	}
-	hs_account_halt(&v->all, v->whatif, w, change, window, !v->unreliable,
+	hs_account_halt(&v->all, v->whatif, ev->ts, w, change, window, !v->unreliable,
 			hs_vcpu_contention(a, v, ev, window));
 	v->has_pending = false;
 	v->unreliable = false;

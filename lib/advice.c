@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "advice_priv.h"
+#include "cliff.h"
 #include "era.h"
 #include "report.h"
 
@@ -46,6 +47,7 @@ struct hs_adv_scope {
 	unsigned int nvcpus;
 	int tgid;			/* vCPUs of this process; -2 all */
 	int best;			/* index into rows, -1 none */
+	int off_cliff_from;		/* the best by the point, moved off a cliff; -1 not moved */
 	double utility[HS_WHATIF_MAX_CANDIDATES];
 };
 
@@ -156,6 +158,42 @@ static void hs_adv_scope_pct(const struct hs_report *rep, struct hs_adv_scope *s
 		s->vcpu_pct[j] = s->rows[j].poll_cpu_pct / (s->nvcpus ? s->nvcpus : 1);
 }
 
+/* The utility at the pessimistic end of the row's interval: fewest hits, most polling. */
+static double hs_adv_utility_low(const struct hs_adv_ctx *c, const struct hs_whatif_row *r)
+{
+	return c->delta * r->hit_rate_low * (double)r->halts -
+	       c->obj->lambda * r->poll_cpu_s_high * 1e9;
+}
+
+/*
+ * A best candidate on a cliff gives way to the candidate off every cliff
+ * that is better at the pessimistic end of its interval: where a few
+ * microseconds decide, the point is a gamble.
+ */
+static void hs_adv_scope_off_cliff(const struct hs_adv_ctx *c, struct hs_adv_scope *s)
+{
+	int alt = -1;
+	double alt_u = 0;
+
+	s->off_cliff_from = -1;
+	if (s->best < 0 || !hs_cliff_at(s->rows, s->n, (unsigned int)s->best))
+		return;
+	for (unsigned int j = 0; j < s->n; j++) {
+		double u = hs_adv_utility_low(c, &s->rows[j]);
+
+		if ((j && s->vcpu_pct[j] > c->budget) || hs_cliff_at(s->rows, s->n, j))
+			continue;
+		if (alt < 0 || u > alt_u) {
+			alt = (int)j;
+			alt_u = u;
+		}
+	}
+	if (alt >= 0 && alt_u > hs_adv_utility_low(c, &s->rows[s->best])) {
+		s->off_cliff_from = s->best;
+		s->best = alt;
+	}
+}
+
 static void hs_adv_scope_pick(const struct hs_adv_ctx *c, struct hs_adv_scope *s)
 {
 	double best_u = 0;
@@ -173,6 +211,71 @@ static void hs_adv_scope_pick(const struct hs_adv_ctx *c, struct hs_adv_scope *s
 			best_u = s->utility[j];
 		}
 	}
+	hs_adv_scope_off_cliff(c, s);
+}
+
+/* Which way the wakes were replayed, and whether the trace said so. */
+static void hs_adv_wake_model(struct hs_adv_ctx *c)
+{
+	unsigned int open = 0, closed = 0, told = 0;
+
+	for (unsigned int i = 0; i < c->rep->nvcpus; i++) {
+		const struct hs_report_vcpu *v = &c->rep->vcpus[i];
+
+		if (!v->stats.halts)
+			continue;
+		open += v->wake.model == HS_WAKE_OPEN;
+		closed += v->wake.model == HS_WAKE_CLOSED;
+		told += v->wake.supported;
+	}
+	if (!open && !closed)
+		return;
+	if (!told)
+		hs_adv_say(c, "Wakes are replayed closed loop (each a fixed time after its halt starts): without poll hits and waits to compare the trace cannot tell, so the open-loop replay (wakes at absolute times, as timers and packets) is the other bound of each interval.");
+	else if (!open)
+		hs_adv_say(c, "Wakes are replayed closed loop, as the trace shows on %u of %u vCPUs (the next wake does not move after a poll hit); the open-loop replay bounds each interval.",
+			   told, closed);
+	else
+		hs_adv_say(c, "Wakes are replayed open loop (at absolute times) on %u vCPU%s, where the trace shows the next wake later after a poll hit, and closed loop on %u; the other model bounds each interval.",
+			   open, open == 1 ? "" : "s", closed);
+}
+
+/* Cliffs next to the suggestion, or the one it was moved off, in words. */
+static void hs_adv_cliffs(struct hs_adv_ctx *c, const struct hs_adv_scope *s)
+{
+	struct hs_cliff cl[HS_WHATIF_MAX_CANDIDATES];
+	unsigned int n = hs_cliffs_find(s->rows, s->n, cl, HS_WHATIF_MAX_CANDIDATES);
+	bool said = false;
+
+	if (s->off_cliff_from >= 0) {
+		const struct hs_whatif_row *r = &s->rows[s->off_cliff_from];
+
+		hs_adv_say(c, "%llu scores better on the point replay (%.1f%% hits), but it sits on a cliff (anywhere from %.1f%% to %.1f%% is as likely): %llu is the better bet at the pessimistic end of each interval.",
+			   (unsigned long long)r->halt_poll_ns, 100 * r->hit_rate,
+			   100 * r->hit_rate_low, 100 * r->hit_rate_high,
+			   (unsigned long long)s->rows[s->best].halt_poll_ns);
+	}
+	for (unsigned int k = 0; k < n; k++) {
+		const struct hs_cliff *x = &cl[k];
+		int b = s->best, f = s->off_cliff_from;
+		bool near = (b >= 0 && (unsigned int)b + 1 >= x->lo && (unsigned int)b <= x->hi + 1) ||
+			    (f >= 0 && (unsigned int)f >= x->lo && (unsigned int)f <= x->hi);
+
+		if (!near)
+			continue;
+		if (x->lo == x->hi)
+			hs_adv_say(c, "At %llu the hit rate can land anywhere from %.0f%% to %.0f%%: the window sits close to a common time to wake, and the outcome depends on a few microseconds.",
+				   (unsigned long long)s->rows[x->lo].halt_poll_ns, 100 * x->from,
+				   100 * x->to);
+		else
+			hs_adv_say(c, "Between %llu and %llu the hit rate %s from %.0f%% to %.0f%%: the outcome depends on a few microseconds.",
+				   (unsigned long long)s->rows[x->lo].halt_poll_ns,
+				   (unsigned long long)s->rows[x->hi].halt_poll_ns,
+				   x->to > x->from ? "jumps" : "drops", 100 * x->from, 100 * x->to);
+		said = true;
+	}
+	if (said || s->off_cliff_from >= 0)
+		hs_adv_finding(c->adv, "cliff");
 }
 
 /* Halts-weighted wake-up overhead of the vCPUs in scope; 0 when none. */
@@ -686,6 +789,8 @@ void hs_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts)
 	c.adv->valid = s.best >= 0;
 	c.adv->halt_poll_ns = s.best >= 0 ? s.rows[s.best].halt_poll_ns : 0;
 	hs_adv_explain_choice(&c, &s, hs_kernel_era_from_release(rep->meta.kernel_release));
+	hs_adv_cliffs(&c, &s);
+	hs_adv_wake_model(&c);
 	hs_adv_say(&c, "A wait costs about %.1f us more than its time to wake (estimated wake-up overhead); that is what a poll hit saves.",
 		   delta / 1e3);
 	hs_adv_contention(&c);

@@ -22,6 +22,7 @@
 #include "replay.h"
 #include "sim.h"
 #include "whatif.h"
+#include "whatif_iv.h"
 
 const uint64_t hs_replay_default_settings[] = { 50000, 200000, 400000 };
 const unsigned int hs_replay_default_nsettings =
@@ -146,6 +147,7 @@ static void replay_predict_one(struct hs_replay_figures *f, const struct hs_repl
 {
 	struct hs_sim_params p;
 	struct hs_sim sim;
+	uint64_t lo, hi;
 
 	hs_whatif_sim_params(rv->whatif, setting, &p);
 	hs_sim_init(&sim, &p);
@@ -156,6 +158,9 @@ static void replay_predict_one(struct hs_replay_figures *f, const struct hs_repl
 	f->pred_hits = sim.hits;
 	f->pred_hit_rate = sim.halts ? (double)sim.hits / sim.halts : 0;
 	f->pred_poll_cpu_s = sim.poll_ns / 1e9;
+	hs_whatif_wake_overhead_range(rv->whatif, &lo, &hi);
+	hs_whatif_iv_gaps(&p, lo, hi, rv->gaps, rv->ngaps, &f->pred_hit_rate_low,
+			  &f->pred_hit_rate_high, &f->pred_poll_cpu_s_low, &f->pred_poll_cpu_s_high);
 }
 
 static void replay_predict(struct hs_replay *r)
@@ -170,8 +175,15 @@ static void replay_predict(struct hs_replay *r)
 			t->halts += f->halts;
 			t->pred_hits += f->pred_hits;
 			t->pred_poll_cpu_s += f->pred_poll_cpu_s;
+			/* the vCPUs' bounds add up, as the what-if's VM and host rows do */
+			t->pred_hit_rate_low += f->pred_hit_rate_low * f->halts;
+			t->pred_hit_rate_high += f->pred_hit_rate_high * f->halts;
+			t->pred_poll_cpu_s_low += f->pred_poll_cpu_s_low;
+			t->pred_poll_cpu_s_high += f->pred_poll_cpu_s_high;
 		}
 		t->pred_hit_rate = t->halts ? (double)t->pred_hits / t->halts : 0;
+		t->pred_hit_rate_low = t->halts ? t->pred_hit_rate_low / t->halts : 0;
+		t->pred_hit_rate_high = t->halts ? t->pred_hit_rate_high / t->halts : 0;
 	}
 }
 
@@ -258,6 +270,22 @@ static void replay_sample(struct hs_replay *r, struct replay_samples *sm, unsign
 	sm->cpu[t * runs + run] = cpu / 1e9;
 }
 
+/* Inside: within the interval, give or take the 0.05 points the text rounds to. */
+static bool replay_in(const struct hs_replay_figures *f, double x)
+{
+	const double slack = 0.0005;
+
+	return x >= f->pred_hit_rate_low - slack && x <= f->pred_hit_rate_high + slack;
+}
+
+static void replay_inside(struct hs_replay_figures *f, const double *x, unsigned int n)
+{
+	f->runs_inside = 0;
+	for (unsigned int i = 0; i < n; i++)
+		f->runs_inside += replay_in(f, x[i]);
+	f->mean_inside = f->measured && replay_in(f, f->hit_rate.mean);
+}
+
 static void replay_summarise(struct hs_replay *r, unsigned int s, const struct replay_samples *sm,
 			     const struct hs_kvmload_vm *vms)
 {
@@ -270,6 +298,7 @@ static void replay_summarise(struct hs_replay *r, unsigned int s, const struct r
 
 		f->measured = sm->measured;
 		replay_spread(&f->hit_rate, sm->hit + v * runs, runs);
+		replay_inside(f, sm->hit + v * runs, runs);
 		replay_spread(&f->poll_cpu_s, sm->poll + v * runs, runs);
 		replay_spread(&f->vcpu_cpu_s, sm->cpu + v * runs, runs);
 		if (v < r->nvcpus) {
@@ -278,6 +307,10 @@ static void replay_summarise(struct hs_replay *r, unsigned int s, const struct r
 		} else {
 			f->halts_measured = total;
 		}
+	}
+	if (sm->measured) {
+		r->settings_measured++;
+		r->settings_inside += r->totals[s].runs_inside == runs;
 	}
 }
 

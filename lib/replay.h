@@ -44,12 +44,18 @@ struct hs_replay_figures {
 	uint64_t pred_hits;
 	double pred_hit_rate;
 	double pred_poll_cpu_s;
+	/* the prediction interval (lib/whatif_iv.c): Δ range, perturbed times to wake, sampling */
+	double pred_hit_rate_low, pred_hit_rate_high;
+	double pred_poll_cpu_s_low, pred_poll_cpu_s_high;
 	/* measured, one sample per run; measured false without KVM statistics */
 	bool measured;
 	uint64_t halts_measured;	/* halts the guests counted, last run */
 	struct hs_replay_spread hit_rate;
 	struct hs_replay_spread poll_cpu_s;
 	struct hs_replay_spread vcpu_cpu_s;	/* always measured */
+	/* runs whose measured hit rate fell inside the predicted interval */
+	unsigned int runs_inside;
+	bool mean_inside;		/* the mean over the runs did */
 };
 
 struct hs_replay_vcpu {
@@ -80,6 +86,8 @@ struct hs_replay {
 	struct hs_replay_figures *cells;	/* [setting * nvcpus + vcpu] */
 	struct hs_replay_figures *totals;	/* [setting]: the vCPUs together */
 	double seconds;			/* wall time of every run */
+	/* settings (totals row) whose every run fell inside the interval, of those measured */
+	unsigned int settings_inside, settings_measured;
 	bool ran;			/* hs_replay_run succeeded: measured figures are set */
 };
 

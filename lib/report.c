@@ -302,6 +302,8 @@ static void hs_vcpu_whatif(struct hs_report_vcpu *r, const struct hs_vcpu_acct *
 	r->max.max_ns = r->max.source == HS_MAX_NONE ? -1 : (int64_t)r->selfcheck.replayed_max_ns;
 	r->max.nvcpus = r->max.lo > 0 || r->max.hi != UINT64_MAX;
 	r->wake_overhead_ns = hs_whatif_wake_overhead_ns(v->whatif);
+	hs_whatif_wake_overhead_range(v->whatif, &r->wake_overhead_lo_ns, &r->wake_overhead_hi_ns);
+	hs_whatif_wake_model(v->whatif, &r->wake);
 }
 
 static int hs_vcpu_fill(struct hs_report_vcpu *r, const struct hs_sel *s,
@@ -825,6 +827,19 @@ void hs_report_rates(struct hs_report *rep, double seconds)
 		hs_guest_rates(&rep->guest[i], seconds);
 }
 
+/* Each vCPU's what-if row at the host's suggestion, for writers that show one row per vCPU. */
+static void hs_report_suggested_rows(struct hs_report *rep)
+{
+	for (unsigned int i = 0; i < rep->nvcpus; i++) {
+		struct hs_report_vcpu *v = &rep->vcpus[i];
+
+		v->suggested_row = -1;
+		for (unsigned int j = 0; rep->advice.valid && j < v->n_what_if; j++)
+			if (v->what_if[j].halt_poll_ns == rep->advice.halt_poll_ns)
+				v->suggested_row = (int)j;
+	}
+}
+
 /* Returns 0 or -ENOMEM (rep is then freed and empty). acct must be finished. */
 int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
 		    const struct hs_report_filter *filter,
@@ -845,6 +860,7 @@ int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
 		hs_advice_build(rep, advice);
 		hs_guest_advice_build(rep, advice);
 	}
+	hs_report_suggested_rows(rep);
 	return 0;
 }
 

@@ -99,6 +99,9 @@ struct hs_report_vcpu {
 	struct hs_selfcheck selfcheck;
 	struct hs_max_in_force max;	/* the maximum its self-check replays, and whence */
 	uint64_t wake_overhead_ns;
+	uint64_t wake_overhead_lo_ns, wake_overhead_hi_ns;	/* the range the intervals replay */
+	struct hs_wake_choice wake;
+	int suggested_row;		/* what_if index at the host's suggestion, -1 none */
 	struct hs_hist *hist;		/* fine histogram (for plots), owned */
 };
 

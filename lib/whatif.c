@@ -101,6 +101,7 @@
 #include "whatif.h"
 #include "whatif_batch.h"
 #include "winstate.h"
+#include "whatif_iv.h"
 
 #define HS_WHATIF_BUFFER 4096
 #define HS_WHATIF_DEFAULT_DELTA 20000
@@ -108,6 +109,8 @@
 #define HS_WHATIF_DELTA_FLOOR 1000
 #define HS_WHATIF_DELTA_QUANTILE 200	/* past cut polls: the 0.5% quantile, not the minimum */
 #define HS_WHATIF_BACKFILLS 16
+#define HS_WHATIF_DELTA_SPAN 50000
+#define HS_WAKE_MIN_PAIRS 16
 
 const uint64_t hs_whatif_default_candidates[] = {
 	0, 10000, 20000, 50000, 100000, 150000, 200000, 300000, 400000,
@@ -118,6 +121,7 @@ const unsigned int hs_whatif_default_ncandidates =
 
 /* One buffered halt: what hs_whatif_halt was given, compacted. */
 struct hs_whatif_rec {
+	uint64_t ts;		/* the wakeup's timestamp, 0 unknown */
 	uint64_t ns;
 	int64_t window;		/* window in force, -1 unknown */
 	uint64_t poll_cut;	/* hs_whatif_halt's poll_cut_ns */
@@ -148,6 +152,10 @@ struct hs_whatif {
 	uint64_t compared, agreeing;
 
 	uint64_t delta;
+	uint64_t delta_lo, delta_hi;	/* the range the interval replays */
+	struct hs_wake_choice wake;
+	struct hs_whatif_open *open;	/* the point replay when the wakes are open loop */
+	struct hs_whatif_iv *iv;	/* the interval's replays; NULL: none (out of memory) */
 	bool streaming;			/* Δ is fixed, halts go straight through */
 	struct hs_whatif_rec *buf;
 	unsigned int nbuf, capbuf;
@@ -225,6 +233,8 @@ struct hs_whatif *hs_whatif_alloc(const struct hs_whatif_opts *opts)
 	w->min_wait = UINT64_MAX;
 	w->max_hi = UINT64_MAX;
 	w->delta = HS_WHATIF_DEFAULT_DELTA;
+	p.max_ns = 0;
+	w->iv = hs_whatif_iv_alloc(&p, opts->era, w->opts.candidates, w->ncand);
 	return w;
 }
 
@@ -234,6 +244,8 @@ void hs_whatif_free(struct hs_whatif *w)
 		return;
 	free(w->buf);
 	free(w->gaps);
+	free(w->open);
+	hs_whatif_iv_free(w->iv);
 	free(w);
 }
 
@@ -487,6 +499,11 @@ static void hs_whatif_keep_gap(struct hs_whatif *w, uint64_t d)
 /* The candidates' counts into cand[], where the rows are read from. */
 static void hs_whatif_counts_store(struct hs_whatif *w)
 {
+	if (w->open) {
+		for (unsigned int i = 0; i < w->ncand; i++)
+			w->cand[i] = w->open->sim[i];
+		return;
+	}
 	for (unsigned int i = 0; i < w->ncand; i++) {
 		struct hs_sim *c = &w->cand[i];
 
@@ -502,6 +519,30 @@ static void hs_whatif_counts_store(struct hs_whatif *w)
 	}
 }
 
+/* The point's hits and polling per candidate, for the interval's snapshots. */
+static void hs_whatif_point_counts(const struct hs_whatif *w, uint64_t *hits, uint64_t *poll)
+{
+	for (unsigned int i = 0; i < w->ncand; i++) {
+		hits[i] = w->open ? w->open->sim[i].hits : w->batch.hits[i];
+		poll[i] = w->open ? w->open->sim[i].poll_ns : w->batch.poll_ns[i];
+	}
+}
+
+static void hs_whatif_iv_feed(struct hs_whatif *w, const struct hs_whatif_rec *r, bool final)
+{
+	uint64_t hits[HS_WHATIF_MAX_CANDIDATES], poll[HS_WHATIF_MAX_CANDIDATES];
+
+	if (!w->iv)
+		return;
+	if (!final) {
+		hs_whatif_iv_halt(w->iv, r->ns, r->waited, r->valid, r->poll_cut);
+		if (!hs_whatif_iv_tick(w->iv))
+			return;
+	}
+	hs_whatif_point_counts(w, hits, poll);
+	hs_whatif_iv_counts(w->iv, hits, poll, final);
+}
+
 static void hs_whatif_replay(struct hs_whatif *w, const struct hs_whatif_rec *r)
 {
 	uint64_t d = hs_whatif_time_to_wake(w, r);
@@ -509,9 +550,13 @@ static void hs_whatif_replay(struct hs_whatif *w, const struct hs_whatif_rec *r)
 	if (w->opts.keep_gaps)
 		hs_whatif_keep_gap(w, d);
 
-	if (w->ncand)
+	if (w->open)
+		hs_whatif_open_halt(w->open, w->ncand, d, w->delta, r->waited, r->valid,
+				    r->poll_cut);
+	else if (w->ncand)
 		hs_whatif_batch_halt(&w->batch, w->ncand, &w->cand[0].p, d, r->valid,
 				     r->poll_cut);
+	hs_whatif_iv_feed(w, r, false);
 	hs_whatif_infer_max(w);
 	hs_whatif_check(w, r);
 }
@@ -649,6 +694,151 @@ static void hs_whatif_decide_open_run(struct hs_whatif *w)
 	hs_whatif_backfill(w, win, lower);
 }
 
+/*
+ * The range of Δ the interval replays. Δ is a floor (see the estimate):
+ * most wake-ups cost more than the quickest, and a recording at 0 cannot
+ * tell a wait's time to wake from its overhead. The low end is half the
+ * estimate, the high end the tenth percentile of the same samples (of the
+ * waits themselves when no window was known), at most 50 us above it.
+ */
+static void hs_whatif_delta_range(struct hs_whatif *w)
+{
+	uint64_t *s = malloc(sizeof(*s) * (w->nbuf ? w->nbuf : 1));
+	unsigned int n = 0;
+
+	w->delta_lo = w->delta / 2;
+	w->delta_hi = w->delta;
+	if (!s)
+		return;
+	for (int pass = 0; pass < 2 && !n; pass++)
+		for (unsigned int i = 0; i < w->nbuf; i++) {
+			const struct hs_whatif_rec *r = &w->buf[i];
+			int64_t win = hs_whatif_window(w, r);
+
+			if (!r->waited || !r->reliable || !r->valid)
+				continue;
+			if (pass == 0 && (win < 0 || r->ns < (uint64_t)win + HS_WHATIF_DELTA_FLOOR))
+				continue;
+			if (pass == 1 && r->ns < HS_WHATIF_DELTA_FLOOR)
+				continue;
+			s[n++] = r->ns - (pass == 0 ? (uint64_t)win : 0);
+		}
+	if (n) {
+		qsort(s, n, sizeof(*s), hs_u64_cmp);
+		uint64_t p10 = s[n / 10], cap = w->delta + HS_WHATIF_DELTA_SPAN;
+
+		w->delta_hi = p10 > cap ? cap : p10 > w->delta ? p10 : w->delta;
+	}
+	free(s);
+}
+
+/* One pair of consecutive halts whose second is a poll hit. */
+struct hs_wake_pair {
+	uint64_t x;		/* first halt's end to the second's end (its wake) */
+	uint64_t bucket;	/* the window the second halt polled with */
+	bool hit;		/* the first halt was a poll hit */
+};
+
+static int hs_wake_pair_cmp(const void *a, const void *b)
+{
+	const struct hs_wake_pair *x = a, *y = b;
+
+	if (x->bucket != y->bucket)
+		return x->bucket < y->bucket ? -1 : 1;
+	if (x->hit != y->hit)
+		return x->hit ? 1 : -1;
+	return x->x < y->x ? -1 : x->x > y->x;
+}
+
+/* Pairs whose second halt is a hit: its end is its wake, exactly. */
+static unsigned int hs_wake_pairs(const struct hs_whatif *w, struct hs_wake_pair *pr)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i + 1 < w->nbuf; i++) {
+		const struct hs_whatif_rec *a = &w->buf[i], *b = &w->buf[i + 1];
+		int64_t win = hs_whatif_window(w, b);
+
+		if (!a->ts || b->ts <= a->ts || !a->reliable || !b->reliable || !a->valid ||
+		    !b->valid || b->waited || win <= 0)
+			continue;
+		pr[n].x = b->ts - a->ts;
+		pr[n].bucket = (uint64_t)win;
+		pr[n].hit = !a->waited && hs_whatif_window(w, a) != 0;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Closed loop, the next wake comes a fixed time after the next halt
+ * starts, whatever the halt before it did; open loop, it comes at its own
+ * absolute time, so the time from a halt's end to the next wake is Δ
+ * shorter after a wait (which ended Δ late) than after a hit. Only second
+ * halts that were hits show their wake exactly, and which of them hit
+ * depends on their window, which the first halt's outcome moved (a miss
+ * grows or shrinks it): so pairs are compared among second halts polled
+ * with the same window (at least 8 of each kind). Being a hit cuts the
+ * second halts' times to wake at the window from above, so the shift shows
+ * whole only toward the bottom: the first quartiles' difference, weighted
+ * by the smaller count. At least HS_WAKE_MIN_PAIRS matched pairs decide; a
+ * shift above half the middle of Δ's range is open loop (the estimate is a
+ * floor, which contention can press near 0).
+ */
+static void hs_whatif_choose_wake(struct hs_whatif *w)
+{
+	struct hs_wake_pair *pr = malloc(sizeof(*pr) * (w->nbuf ? w->nbuf : 1));
+	double wsum = 0, dsum = 0;
+	unsigned int n, i = 0;
+
+	memset(&w->wake, 0, sizeof(w->wake));
+	if (!pr)
+		return;
+	n = hs_wake_pairs(w, pr);
+	qsort(pr, n, sizeof(*pr), hs_wake_pair_cmp);
+	while (i < n) {
+		unsigned int j = i, k;
+
+		while (j < n && pr[j].bucket == pr[i].bucket && !pr[j].hit)
+			j++;
+		k = j;
+		while (k < n && pr[k].bucket == pr[i].bucket)
+			k++;
+		/* [i, j) waits, [j, k) hits, each sorted by x */
+		if (j - i >= 8 && k - j >= 8) {
+			double wt = j - i < k - j ? j - i : k - j;
+
+			dsum += wt * ((double)pr[j + (k - j) / 4].x - (double)pr[i + (j - i) / 4].x);
+			wsum += wt;
+		}
+		i = k;
+	}
+	free(pr);
+	w->wake.pairs = (uint64_t)wsum;
+	w->wake.shift_ns = wsum ? dsum / wsum : 0;
+	w->wake.supported = wsum >= HS_WAKE_MIN_PAIRS && w->delta_hi >= HS_WHATIF_DELTA_FLOOR;
+	if (w->wake.supported && w->wake.shift_ns > (w->delta + w->delta_hi) / 4.0)
+		w->wake.model = HS_WAKE_OPEN;
+}
+
+/* With Δ known: the wake model, the point's replay for it, and the interval's replays. */
+static void hs_whatif_choose_models(struct hs_whatif *w)
+{
+	struct hs_sim_params p = w->cand[0].p;
+
+	hs_whatif_delta_range(w);
+	hs_whatif_choose_wake(w);
+	if (w->wake.model == HS_WAKE_OPEN && w->ncand) {
+		w->open = malloc(sizeof(*w->open));
+		if (w->open)
+			hs_whatif_open_init(w->open, &p, w->opts.candidates, w->ncand);
+		else
+			w->wake.model = HS_WAKE_CLOSED;
+	}
+	if (w->iv)
+		hs_whatif_iv_start(w->iv, w->delta, w->delta_lo, w->delta_hi, w->open != NULL);
+}
+
 /* Δ is now fixed: replay what was buffered and stream from here on. */
 static void hs_whatif_start_streaming(struct hs_whatif *w)
 {
@@ -661,6 +851,7 @@ static void hs_whatif_start_streaming(struct hs_whatif *w)
 	for (unsigned int i = 0; i < w->ncand; i++)
 		w->cand[i].p.wake_overhead_ns = w->delta;
 	w->check.p.wake_overhead_ns = w->delta;
+	hs_whatif_choose_models(w);
 	hs_whatif_apply_fills(w);
 	for (unsigned int i = 0; i < w->nbuf; i++)
 		hs_whatif_replay(w, &w->buf[i]);
@@ -695,7 +886,15 @@ void hs_whatif_halt(struct hs_whatif *w, const struct hs_wakeup *wakeup,
 		    const struct hs_poll_change *change, int64_t window_ns,
 		    bool data_reliable, uint64_t poll_cut_ns)
 {
+	hs_whatif_halt_ts(w, 0, wakeup, change, window_ns, data_reliable, poll_cut_ns);
+}
+
+void hs_whatif_halt_ts(struct hs_whatif *w, uint64_t ts, const struct hs_wakeup *wakeup,
+		       const struct hs_poll_change *change, int64_t window_ns,
+		       bool data_reliable, uint64_t poll_cut_ns)
+{
 	struct hs_whatif_rec r = {
+		.ts = ts,
 		.ns = wakeup->ns,
 		.window = window_ns < 0 ? -1 : window_ns,
 		.poll_cut = poll_cut_ns,
@@ -733,6 +932,7 @@ void hs_whatif_halt(struct hs_whatif *w, const struct hs_wakeup *wakeup,
 void hs_whatif_finish(struct hs_whatif *w, uint64_t span_ns)
 {
 	hs_whatif_start_streaming(w);
+	hs_whatif_iv_feed(w, NULL, true);
 	hs_whatif_counts_store(w);
 	w->span_ns = span_ns;
 }
@@ -755,10 +955,21 @@ static void hs_whatif_row_fill(struct hs_whatif_row *row, const struct hs_sim *s
 	row->shrinks = s->shrinks;
 }
 
+static void hs_whatif_row_point_only(struct hs_whatif_row *row)
+{
+	row->hit_rate_low = row->hit_rate_high = row->hit_rate;
+	row->poll_cpu_s_low = row->poll_cpu_s_high = row->poll_cpu_s;
+}
+
 unsigned int hs_whatif_rows(const struct hs_whatif *w, struct hs_whatif_row *rows)
 {
-	for (unsigned int i = 0; i < w->ncand; i++)
+	for (unsigned int i = 0; i < w->ncand; i++) {
 		hs_whatif_row_fill(&rows[i], &w->cand[i], w->span_ns);
+		if (w->iv)
+			hs_whatif_iv_row(w->iv, i, &rows[i]);
+		else
+			hs_whatif_row_point_only(&rows[i]);
+	}
 	return w->ncand;
 }
 
@@ -780,6 +991,17 @@ void hs_whatif_selfcheck(const struct hs_whatif *w, struct hs_selfcheck *out)
 uint64_t hs_whatif_wake_overhead_ns(const struct hs_whatif *w)
 {
 	return w->delta;
+}
+
+void hs_whatif_wake_overhead_range(const struct hs_whatif *w, uint64_t *lo, uint64_t *hi)
+{
+	*lo = w->delta_lo;
+	*hi = w->delta_hi;
+}
+
+void hs_whatif_wake_model(const struct hs_whatif *w, struct hs_wake_choice *out)
+{
+	*out = w->wake;
 }
 
 const uint64_t *hs_whatif_gaps(const struct hs_whatif *w, uint64_t *n, uint64_t *total)
@@ -808,9 +1030,19 @@ void hs_whatif_rows_sum(struct hs_whatif_row *into, const struct hs_whatif_row *
 		struct hs_whatif_row *a = &into[i];
 		const struct hs_whatif_row *b = &from[i];
 
+		uint64_t before = a->halts;
+
 		a->halt_poll_ns = b->halt_poll_ns;
 		a->halts += b->halts;
 		a->hits += b->hits;
+		if (a->halts) {
+			a->hit_rate_low = (a->hit_rate_low * before + b->hit_rate_low * b->halts) /
+					  a->halts;
+			a->hit_rate_high = (a->hit_rate_high * before + b->hit_rate_high * b->halts) /
+					   a->halts;
+		}
+		a->poll_cpu_s_low += b->poll_cpu_s_low;
+		a->poll_cpu_s_high += b->poll_cpu_s_high;
 		a->hit_rate = a->halts ? (double)a->hits / a->halts : 0;
 		a->poll_cpu_s += b->poll_cpu_s;
 		a->miss_cpu_s += b->miss_cpu_s;

@@ -41,6 +41,28 @@ struct hs_whatif_row {
 	double poll_cpu_pct_per_vcpu;	/* the same per halting vCPU, for VM and host sums */
 	double flaps_per_s;
 	uint64_t grows, shrinks;
+	/*
+	 * Prediction interval (whatif_iv.c): the other wake model, the
+	 * wake-up overhead's range and perturbed times to wake, replayed,
+	 * with the point's sampling spread. Sums add the vCPUs' bounds.
+	 */
+	double hit_rate_low, hit_rate_high;	/* 0..1 */
+	double poll_cpu_s_low, poll_cpu_s_high;
+};
+
+/*
+ * Which way a vCPU's wakes come (whatif.c): closed loop (each wake a fixed
+ * time after the halt starts, as a ping-pong) or open loop (wakes at
+ * absolute times, as timers and packets), told from how the time from one
+ * halt's end to the next wake shifts after a poll hit against after a wait.
+ */
+enum hs_wake_model { HS_WAKE_CLOSED, HS_WAKE_OPEN };
+
+struct hs_wake_choice {
+	enum hs_wake_model model;	/* the one the point replay uses */
+	bool supported;			/* the trace decided it; else closed loop by default */
+	double shift_ns;		/* after a hit minus after a wait (open loop: about Δ) */
+	uint64_t pairs;			/* matched halt pairs it was measured on */
 };
 
 /* Where the maximum window M the self-check replays came from. */
@@ -84,6 +106,10 @@ void hs_whatif_free(struct hs_whatif *w);
 void hs_whatif_halt(struct hs_whatif *w, const struct hs_wakeup *wakeup,
 		    const struct hs_poll_change *change, int64_t window_ns,
 		    bool data_reliable, uint64_t poll_cut_ns);
+/* The same with the wakeup's timestamp ts (ns), which the wake model is told from; 0 unknown. */
+void hs_whatif_halt_ts(struct hs_whatif *w, uint64_t ts, const struct hs_wakeup *wakeup,
+		       const struct hs_poll_change *change, int64_t window_ns,
+		       bool data_reliable, uint64_t poll_cut_ns);
 /*
  * The account tells afterwards the window of the latest run of halts that
  * were given window_ns -1 (those since the window was last known, lost-event
@@ -124,6 +150,9 @@ unsigned int hs_whatif_rows(const struct hs_whatif *w, struct hs_whatif_row *row
 void hs_whatif_selfcheck(const struct hs_whatif *w, struct hs_selfcheck *out);
 /* Estimated wake-up overhead (waits' ns minus time to wake), and how. */
 uint64_t hs_whatif_wake_overhead_ns(const struct hs_whatif *w);
+/* The range of Δ the trace allows, which the interval replays at its ends. */
+void hs_whatif_wake_overhead_range(const struct hs_whatif *w, uint64_t *lo, uint64_t *hi);
+void hs_whatif_wake_model(const struct hs_whatif *w, struct hs_wake_choice *out);
 /*
  * Added for haltstat replay. The times to wake D (in halt order) the replay
  * used, up to opts.keep_gaps of them; *total is every halt seen, so

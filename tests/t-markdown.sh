@@ -122,14 +122,15 @@ if [ -e "$TMP/$b.dat" ]; then
 fi
 
 if [ -x "$SYNTH" ]; then
-	# a host of 24 VMs: 16 rows, the rest counted; the per-VM table folded away
+	# a host of 24 VMs: 16 rows, the rest counted; the per-VM table folded away; what
+	# stays outside the folds (facts, table, host histogram, advice) fits a screen or two
 	wins=$(seq 0 10000 230000 | tr '\n' , | sed 's/,$//')
 	"$SYNTH" -v 24 -V 24 -H 300 -g exp:150us -s 4 --vm-halt-poll-ns "$wins" -o "$TMP/v24.dat" \
 		-j /dev/null >/dev/null 2>&1
 	md_check md-many "$TMP/v24.dat"
 	check md-many-rest-counted grep -q '^8 more vCPU threads are in the totals' "$TMP/md-many.md"
 	shown=$(sed '/^<details>/,/^<\/details>/d' "$TMP/md-many.md" | wc -l)
-	[ "$shown" -le 90 ] && ok md-many-short || fail md-many-short "$shown lines outside the folds"
+	[ "$shown" -le 95 ] && ok md-many-short || fail md-many-short "$shown lines outside the folds"
 	# hostile VM names: text, not markup, and the table keeps its columns
 	"$SYNTH" -v 2 -V 2 -H 300 -s 3 \
 		--vm-names 'we|b*<script>_x_,[l](http://e) `c` ~~s~~ $m$ &amp;' \

@@ -1,7 +1,9 @@
 #!/bin/bash
 # haltstat replay: option errors, the one-line error without /dev/kvm, the
 # predictions against the what-if and the synthetic kernel, and on a KVM host
-# predicted hit rates against real runs of hs-workload and of the replay.
+# real runs of hs-workload and of the replay inside the predicted intervals
+# (a skip, with the share said, when other processes took more than a
+# twentieth of a CPU meanwhile: any runnable task ends a poll).
 . "$(dirname "$0")/lib.sh"
 SYNTH=$HS_BUILD/tests/tools/hs-synth
 WL=$HS_BUILD/tests/tools/hs-workload
@@ -129,20 +131,48 @@ check replay-kvm-advise test -s adv.json
 
 # hit rate of one hs-workload result from KVM's counters
 wl_hits() { jget "$1" 'sum(v["kvm_stats"]["halt_successful_poll"] for v in d["vm"]) / sum(v["halts"] for v in d["vm"])'; }
-echo "# halt_poll_ns  predicted  hs-workload measured mean (min..max) over 3 runs"
+# busy CPU time of the whole machine, in jiffies; others_share LABEL CMD...
+# runs CMD under /usr/bin/time and sets OTHERS to what other processes took
+# of one CPU meanwhile (a poll ends as soon as another task is runnable on
+# its CPU, so the measurements only mean something on CPUs left alone)
+busy_jiffies() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+others_share() {
+	local b0 b1 rc
+	b0=$(busy_jiffies)
+	/usr/bin/time -f '%e %U %S' -o others.time "$@"
+	rc=$?
+	b1=$(busy_jiffies)
+	OTHERS=$(awk -v b="$((b1 - b0))" -v hz="$(getconf CLK_TCK)" '{ o = (b / hz - $2 - $3) / ($1 > 0 ? $1 : 1);
+		printf "%.2f", o < 0 ? 0 : o }' others.time)
+	return $rc
+}
+# A poll ends as soon as any other task is runnable on its CPU: a twentieth
+# of a CPU taken by others, in wake-ups, already ends many (t-workload's
+# quarter of a CPU is for a rate, which it barely moves)
+busy() { awk -v o="$1" 'BEGIN { exit !(o > 0.05) }'; }
+# inside LOW HIGH RATES...: their mean within [LOW, HIGH], give or take 0.0005
+inside() { python3 -c 'import sys; lo, hi = float(sys.argv[1]), float(sys.argv[2]); r = [float(x) for x in sys.argv[3:]]; m = sum(r) / len(r) if r else -1; sys.exit(0 if r and lo - 5e-4 <= m <= hi + 5e-4 else 1)' "$@"; }
+echo "# halt_poll_ns  predicted (interval)  hs-workload measured mean (min..max) over 3 runs"
 for m in 50000 200000 400000; do
-	rates=""
+	rates="" worst=0
 	for k in 1 2 3; do
-		if "$WL" -n $NV -H $H -g $GAPS -p $m -o w$m.$k.json 2>wl.err; then
+		if others_share "$WL" -n $NV -H $H -g $GAPS -p $m -o w$m.$k.json 2>wl.err; then
 			rates+="$(wl_hits w$m.$k.json) "
+			worst=$(awk -v a="$worst" -v b="$OTHERS" 'BEGIN { print (b > a ? b : a) }')
 		else
 			fail replay-kvm-workload-$m "$(head -c 300 wl.err)"
 		fi
 	done
-	pred=$(jget adv.json "[w['hit_rate'] for w in d['host']['what_if'] if w['halt_poll_ns'] == $m][0]")
-	python3 -c 'import sys; p=float(sys.argv[2]); r=[float(x) for x in sys.argv[3:]]; m=sum(r)/len(r)
-print("# %12s  %8.1f%%  %8.1f%% (%.1f..%.1f)" % (sys.argv[1], 100*p, 100*m, 100*min(r), 100*max(r)))' $m "$pred" $rates
-	check replay-kvm-predicted-$m python3 -c 'import sys; p=float(sys.argv[1]); r=[float(x) for x in sys.argv[2:]]; sys.exit(abs(p - sum(r)/len(r)) > .10)' "$pred" $rates
+	read -r pred lo hi < <(jget adv.json "' '.join(str(w[k]) for w in d['host']['what_if'] if w['halt_poll_ns'] == $m for k in ('hit_rate', 'hit_rate_low', 'hit_rate_high'))")
+	python3 -c 'import sys; p, lo, hi = (float(x) for x in sys.argv[2:5]); r=[float(x) for x in sys.argv[5:]]; m=sum(r)/len(r)
+print("# %12s  %8.1f%% (%.1f-%.1f)  %8.1f%% (%.1f..%.1f)" % (sys.argv[1], 100*p, 100*lo, 100*hi, 100*m, 100*min(r), 100*max(r)))' $m "$pred" "$lo" "$hi" $rates
+	if inside "$lo" "$hi" $rates; then
+		ok replay-kvm-predicted-$m
+	elif busy "$worst"; then
+		skip replay-kvm-predicted-$m "outside the interval while other work took $worst of a CPU"
+	else
+		fail replay-kvm-predicted-$m "measured $rates outside [$lo, $hi] (other work: $worst of a CPU)"
+	fi
 done
 
 # self-check on a recording at a non-zero setting (the metadata holds the
@@ -158,15 +188,52 @@ else
 	skip replay-kvm-selfcheck "module halt_poll_ns is $mod, not 200000"
 fi
 
-# haltstat replay itself: measured within 10 points of its prediction
-if "$HALTSTAT" replay -i r0.dat --settings 50000,200000,400000 --runs 3 --json >rp.json 2>rp.err; then
+# haltstat replay itself: the measured hit rate (mean of the runs) inside
+# its prediction interval
+if others_share "$HALTSTAT" replay -i r0.dat --settings 50000,200000,400000 --runs 3 --json >rp.json 2>rp.err; then
 	ok replay-kvm-run
-	"$HALTSTAT" replay -i r0.dat --settings 50000,200000,400000 --runs 3 2>&1 | sed 's/^/# /'
+	"$HALTSTAT" replay -i r0.dat --settings 50000,200000,400000 --runs 3 --predict-only 2>&1 | sed 's/^/# /'
 	for m in 50000 200000 400000; do
-		d=$(jget rp.json "[abs(s['total']['predicted']['hit_rate'] - s['total']['measured']['hit_rate']['mean']) for s in d['settings'] if s['halt_poll_ns'] == $m][0]")
-		check replay-kvm-measured-$m python3 -c "import sys; sys.exit($d > 0.10)"
+		got=$(jget rp.json "[(s['total']['measured']['runs_inside'], s['total']['measured']['hit_rate']['mean'], s['total']['predicted']['hit_rate_low'], s['total']['predicted']['hit_rate_high']) for s in d['settings'] if s['halt_poll_ns'] == $m][0]")
+		if [ "$(jget rp.json "[s['total']['measured']['inside'] for s in d['settings'] if s['halt_poll_ns'] == $m][0]")" = True ]; then
+			ok replay-kvm-measured-$m
+		elif busy "$OTHERS"; then
+			skip replay-kvm-measured-$m "outside the interval while other work took $OTHERS of a CPU: $got"
+		else
+			fail replay-kvm-measured-$m "runs inside, mean, interval: $got (other work: $OTHERS of a CPU)"
+		fi
 	done
 	check_eq replay-kvm-halts "True" "$(jget rp.json 'all(s["total"]["measured"]["halts"] == s["total"]["halts"] for s in d["settings"])')"
 else
 	fail replay-kvm-run "$(head -c 300 rp.err)"
+fi
+
+# A real cycled-gap recording (40/150/800 us, made on another KVM host at
+# window 0) replayed here at settings on both sides of its cliff, which lies
+# between 200000 and 250000: the measured hit rate (mean of the runs) inside
+# the predicted interval for at least 90% of the settings.
+CLIFF=100000,150000,175000,200000,225000,250000,275000,300000,400000,500000
+if xz -dc "$HS_TOP/tests/data/real-kvm/cyc40-150-800-hp0-r1.dat.xz" >cyc.dat 2>/dev/null &&
+   others_share "$HALTSTAT" replay -i cyc.dat --settings $CLIFF --runs 2 --max-halts 3000 --json \
+	>cliff.json 2>cliff.err; then
+	python3 - cliff.json <<'PY' | sed 's/^/# /'
+import json, sys
+for s in json.load(open(sys.argv[1]))["settings"]:
+    t = s["total"]
+    print("%7d predicted %.1f%% (%.1f-%.1f) measured %.1f%% (%.1f..%.1f) %s" % (
+        s["halt_poll_ns"], 100 * t["predicted"]["hit_rate"], 100 * t["predicted"]["hit_rate_low"],
+        100 * t["predicted"]["hit_rate_high"], 100 * t["measured"]["hit_rate"]["mean"],
+        100 * t["measured"]["hit_rate"]["min"], 100 * t["measured"]["hit_rate"]["max"],
+        "inside" if t["measured"]["inside"] else "OUTSIDE"))
+PY
+	n=$(jget cliff.json 'sum(1 for s in d["settings"] if s["total"]["measured"]["inside"])')
+	if [ "$n" -ge 9 ]; then
+		ok replay-kvm-cliff
+	elif busy "$OTHERS"; then
+		skip replay-kvm-cliff "$n of 10 settings inside while other work took $OTHERS of a CPU"
+	else
+		fail replay-kvm-cliff "$n of 10 settings inside the interval (other work: $OTHERS of a CPU)"
+	fi
+else
+	fail replay-kvm-cliff "$(head -c 300 cliff.err)"
 fi

@@ -101,11 +101,13 @@ LINES=$(grep -c '' "$D/big.txt")
 row v6 "big v6 trace.dat" "$D/big.dat" "$BIG" "$RUNS"
 row v6one "  same, one reader" "$D/big.dat" "$BIG" 0 HALTSTAT_THREADS=1
 row quiet "  same, no sched events" "$D/bigquiet.dat" "$(events_of "$D/bigquiet.json")" 0
+row v6nowi "  same, no what-if" "$D/big.dat" "$BIG" 0 HALTSTAT_WHATIF=off
 [ -s "$D/big.v7.dat" ] && row v7 "big v7 zstd" "$D/big.v7.dat" "$BIG" "$RUNS"
 row txt "big kernel text (lines)" "$D/big.txt" "$LINES" 0
 row small "100k v6 trace.dat" "$D/small.dat" "$SMALL" "$RUNS"
 row huge "10M v6 trace.dat" "$D/huge.dat" "$HUGE" 1
 [ $have_real = 1 ] && row real "$(cat "$D/real.kind")" "$D/real.dat" "$(cat "$D/real.events")" "$RUNS"
+[ $have_real = 1 ] && row realnowi "  same, no what-if" "$D/real.dat" "$(cat "$D/real.events")" 0 HALTSTAT_WHATIF=off
 printf '(inputs generated in %d s; events = records in the file, sched_switch noise included)\n' $((T1 - T0))
 
 # verdict TEXT AWK-CONDITION KEY: KEY's haltstat run must have worked
@@ -126,6 +128,14 @@ if [ -n "${HS_T[real]}" ]; then
 fi
 [ -n "${HS_T[v7]}" ] && verdict "v7 zstd >= 3x trace-cmd report (${TC_T[v7]:-?} / ${HS_T[v7]} s)" \
 	"${TC_T[v7]:-0} / ${HS_T[v7]} >= 3" v7
+# the what-if (every candidate replayed, with its prediction intervals) is
+# what a report spends beyond reading: the difference to a run without it
+for k in v6 real; do
+	[ -n "${HS_T[$k]}" ] && [[ ${HS_T[${k}nowi]} =~ ^[0-9.]+$ ]] || continue
+	share=$(awk -v a="${HS_T[$k]}" -v b="${HS_T[${k}nowi]}" 'BEGIN { s = (a - b) / a; printf "%.0f", 100 * (s < 0 ? 0 : s) }')
+	verdict "$k: the what-if with intervals < 25% of the report's time ($share%: ${HS_T[$k]} s, ${HS_T[${k}nowi]} s without)" \
+		"$share < 25" $k
+done
 verdict "text >= 5 M lines/s" "${EVS[txt]} / ${HS_T[txt]} >= 5e6" txt
 # the same halts: the extra time is decoding the sched_switch noise and following runqueues
 [[ ${HS_T[quiet]} =~ ^[0-9.]+$ ]] &&

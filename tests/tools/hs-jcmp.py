@@ -16,8 +16,10 @@ DROP = {'source', 'format'}
 GUEST_TS = {'what_if', 'selfcheck', 'halt_extra_ns', 'halt_extra_samples'}
 if mode.startswith('meta'):
     # rank: ties in the busiest-first order fall back on VM names, from the trailer
+    # wake_model: like the self-check, it skips halts after lost events, which
+    # a converted file may mark apart
     DROP |= {'record_seconds', 'kernel', 'params', 'advice', 'selfcheck', 'vms', 'tgid', 'vm',
-             'rank'}
+             'rank', 'wake_model'}
 # where one side lost the module's halt_poll_ns (a trace-cmd copy without the
 # trailer), the windows told afterwards by the rules and the maximum in force
 # rest on it: drop those too
@@ -29,7 +31,8 @@ if mode.startswith('meta') and hpn(a) != hpn(b):
 if mode.endswith('ts'):
     DROP |= {'duration_s', 'first_ts_ns', 'last_ts_ns', 'halts_per_s', 'flaps_per_s',
              'poll_cpu_pct', 'poll_cpu_pct_per_vcpu', 'mean_ns', 'residency_ns', 'residency_pct',
-             'idle_pct', 'advice', 'kvm', 'guest_what_if', 'guest_advice', 'contention'}
+             'idle_pct', 'advice', 'kvm', 'guest_what_if', 'guest_advice', 'contention',
+             'wake_model'}
     # with sched events every replayed poll is cut at a moment in time, so the
     # what-if moves with the rounding too
     if any(d.get('host', {}).get('contention', {}).get('known') for d in (a, b)):

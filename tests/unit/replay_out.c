@@ -46,6 +46,9 @@ static void fill(struct hs_replay *r, bool stats)
 		f->halts = f->halts_measured = 1000 * (i + 1);
 		f->pred_hits = 100 * (i + 1);
 		f->pred_hit_rate = 0.1;
+		f->pred_hit_rate_low = 0.08;
+		f->pred_hit_rate_high = 0.13;
+		f->runs_inside = i < 2 ? 3 : 1;
 		f->pred_poll_cpu_s = 0.25;
 		f->measured = stats;
 		f->hit_rate = (struct hs_replay_spread){ .mean = 0.125, .min = 0.1, .max = 0.15 };
@@ -115,8 +118,10 @@ static void test_text(void)
 
 	fill(&r, true);
 	out = render(&r, false, "# ");
-	CHECK(out && strstr(out, "     50000  all       5000     10.0  12.5 (10.0..15.0)"),
+	CHECK(out && strstr(out, "     50000  all       5000     10.0    8.0-13.0  12.5 (10.0..15.0)"),
 	      "text_total_row");
+	CHECK(out && strstr(out, "hit% measured (min..max) inside") && strstr(out, " partly "),
+	      "text_inside");
 	CHECK(out && strstr(out, "0.5000 (0.4000..0.6000)") && strstr(out, "1.5000 (1.2500..1.7500)"),
 	      "text_cpu_columns");
 	CHECK(out && strstr(out, "# capped: 1 vCPU had more halts"), "text_capped");

@@ -372,10 +372,93 @@ static void test_delta_cut_polls(void)
 	      "whatif_delta_cut_polls_known_within_10pct");
 }
 
+/*
+ * A recording at 200000 of a vCPU whose wakes are closed loop (each a fixed
+ * time after the halt starts) or open loop (at absolute times), made with
+ * the kernel's rules and a 40 us wake-up overhead; the what-if must tell
+ * which, and its intervals must hold their point.
+ */
+static struct hs_whatif *wake_case(bool open_loop)
+{
+	const uint64_t delta = 40000, run = 5000;
+	struct hs_whatif_opts o = { .era = HS_ERA_6_11, .era_forced = true,
+				    .recorded_max_ns = 200000, .grow = -1, .grow_start = -1,
+				    .shrink = -1 };
+	struct hs_sim_params p;
+	struct hs_sim kern;
+	struct hs_whatif *w = hs_whatif_alloc(&o);
+	uint64_t seed = 7, end = 1000000, wake = end;
+
+	hs_sim_params_default(&p, HS_ERA_6_11);
+	p.max_ns = 200000;
+	p.wake_overhead_ns = delta;
+	hs_sim_init(&kern, &p);
+	for (unsigned int i = 0; w && i < 6000; i++) {
+		uint64_t gap = 20000 + soa_rand(&seed) % 280000, start = end + run, d;
+		int64_t win = (int64_t)(kern.window > p.max_ns ? p.max_ns : kern.window);
+		struct hs_wakeup wk = { .valid = 1 };
+		bool hit;
+
+		if (open_loop) {
+			wake += gap;
+			if (wake < start + 1000)
+				wake = start + 1000;	/* a wake already due: the halt is short */
+			d = wake - start;
+		} else {
+			d = gap;
+		}
+		uint64_t before = kern.window;
+		int change = hs_sim_halt(&kern, d, true, &hit);
+		/* the kernel traces each grow and shrink (kvm_halt_poll_ns) before the wakeup */
+		struct hs_poll_change chg = { .new_ns = (uint32_t)kern.window,
+					      .old_ns = (uint32_t)before, .grow = change > 0 };
+
+		wk.waited = !hit;
+		wk.ns = hit ? d : d + delta;
+		end = start + wk.ns;
+		hs_whatif_halt_ts(w, end, &wk, change ? &chg : NULL, win, true, HS_POLL_CUT_UNKNOWN);
+	}
+	if (w)
+		hs_whatif_finish(w, end);
+	return w;
+}
+
+static void test_wake_model(void)
+{
+	struct hs_whatif_row rows[HS_WHATIF_MAX_CANDIDATES];
+	struct hs_wake_choice c[2];
+	bool ordered = true;
+
+	for (int k = 0; k < 2; k++) {
+		struct hs_whatif *w = wake_case(k == 1);
+		unsigned int n;
+
+		if (!w) {
+			CHECK(0, "wake_model_alloc");
+			return;
+		}
+		hs_whatif_wake_model(w, &c[k]);
+		n = hs_whatif_rows(w, rows);
+		for (unsigned int i = 0; i < n; i++)
+			ordered &= rows[i].hit_rate_low <= rows[i].hit_rate &&
+				   rows[i].hit_rate <= rows[i].hit_rate_high &&
+				   rows[i].poll_cpu_s_low <= rows[i].poll_cpu_s &&
+				   rows[i].poll_cpu_s <= rows[i].poll_cpu_s_high;
+		printf("# wake model %s: %s, supported %d, shift %.0f ns over %llu pairs\n",
+		       k ? "open" : "closed", c[k].model == HS_WAKE_OPEN ? "open" : "closed",
+		       c[k].supported, c[k].shift_ns, (unsigned long long)c[k].pairs);
+		hs_whatif_free(w);
+	}
+	CHECK(c[0].supported && c[0].model == HS_WAKE_CLOSED, "wake_model_closed");
+	CHECK(c[1].supported && c[1].model == HS_WAKE_OPEN, "wake_model_open");
+	CHECK(ordered, "wake_model_intervals_hold_their_point");
+}
+
 int main(void)
 {
 	test_contradicted_max();
 	test_backfill();
+	test_wake_model();
 	test_batched_equals_sim();
 	test_recorded();
 	test_inferred_midway();

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Prediction intervals of the what-if (see whatif.c for the models).
+ *
+ * The point replay is one run of the adaptive window over the recorded
+ * times to wake. How far another run of the same workload may land from it
+ * has three sources, each replayed rather than assumed:
+ *
+ * - the wake model: the point takes the one the trace supports (closed
+ *   loop by default), the other one is replayed as a bound;
+ * - the wake-up overhead Δ: replayed at the low and high end of what the
+ *   trace allows (hs_whatif_delta_range in whatif.c);
+ * - the sensitivity of the adaptive window: every time to wake perturbed
+ *   by up to HS_WHATIF_IV_JITTER_PM per mille (two fixed pseudo-random
+ *   draws, each a function of the halt's recorded duration), replayed. Far from a threshold this changes nothing; near one
+ *   (a window close to a common time to wake) it flips the path the window
+ *   takes, which is exactly where a real run can go either way.
+ *
+ * These replays cover the first HS_WHATIF_IV_HALTS halts of the vCPU, and
+ * their difference to the point over the same halts is added to the point
+ * over all halts. The spread of the point itself from one stretch of the
+ * recording to the next (blocks of HS_WHATIF_IV_BLOCK halts; the standard
+ * error of their mean, times HS_WHATIF_IV_Z) is the sampling part. The
+ * model part and the sampling part are independent errors: each side of the
+ * interval is their root sum of squares.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "whatif_iv.h"
+
+#define HS_WHATIF_IV_JITTER_PM 50
+#define HS_WHATIF_IV_Z 2.0
+#define HS_WHATIF_IV_VARIANTS 5
+
+struct hs_whatif_variant {
+	struct hs_whatif_batch batch;		/* closed loop */
+	struct hs_whatif_open *open;		/* open loop, else NULL */
+	struct hs_sim_params p;
+	uint64_t delta;
+	uint32_t seed;				/* 0: times to wake as recorded */
+};
+
+struct hs_whatif_iv {
+	struct hs_sim_params base;
+	enum hs_kernel_era era;
+	uint64_t cands[HS_WHATIF_MAX_CANDIDATES];
+	unsigned int n;
+	struct hs_whatif_variant var[HS_WHATIF_IV_VARIANTS];
+	unsigned int nvar;
+	uint64_t seen;				/* halts of the point */
+	/* the point over the halts the variants covered */
+	uint64_t snap_hits[HS_WHATIF_MAX_CANDIDATES], snap_poll[HS_WHATIF_MAX_CANDIDATES];
+	bool snapped;
+	/* blocks of the point: sums of the block rates and their squares */
+	uint64_t blk_hits[HS_WHATIF_MAX_CANDIDATES], blk_poll[HS_WHATIF_MAX_CANDIDATES];
+	double sum_rate[HS_WHATIF_MAX_CANDIDATES], sq_rate[HS_WHATIF_MAX_CANDIDATES];
+	double sum_poll[HS_WHATIF_MAX_CANDIDATES], sq_poll[HS_WHATIF_MAX_CANDIDATES];
+	unsigned int blk_len, nblocks;
+};
+
+void hs_whatif_open_init(struct hs_whatif_open *o, const struct hs_sim_params *base,
+			 const uint64_t *cands, unsigned int n)
+{
+	struct hs_sim_params p = *base;
+
+	memset(o, 0, sizeof(*o));
+	for (unsigned int i = 0; i < n; i++) {
+		p.max_ns = cands[i];
+		hs_sim_init(&o->sim[i], &p);
+	}
+}
+
+void hs_whatif_open_halt(struct hs_whatif_open *o, unsigned int n, uint64_t d, uint64_t delta,
+			 bool rec_waited, bool valid, uint64_t cut)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t di = d;
+		bool hit;
+
+		if (o->started) {
+			if (o->prev_rec_waited && o->prev_hit[i])
+				di = d > UINT64_MAX - delta ? UINT64_MAX : d + delta;
+			else if (!o->prev_rec_waited && !o->prev_hit[i])
+				di = d > delta ? d - delta : 0;
+		}
+		hs_sim_halt_cut(&o->sim[i], di, valid, cut, &hit);
+		o->prev_hit[i] = hit;
+	}
+	o->prev_rec_waited = rec_waited;
+	o->started = true;
+}
+
+struct hs_whatif_iv *hs_whatif_iv_alloc(const struct hs_sim_params *base, enum hs_kernel_era era,
+					const uint64_t *cands, unsigned int n)
+{
+	struct hs_whatif_iv *iv = calloc(1, sizeof(*iv));
+
+	if (!iv)
+		return NULL;
+	iv->base = *base;
+	iv->era = era;
+	iv->n = n;
+	memcpy(iv->cands, cands, n * sizeof(*cands));
+	return iv;
+}
+
+void hs_whatif_iv_free(struct hs_whatif_iv *iv)
+{
+	if (!iv)
+		return;
+	for (unsigned int v = 0; v < iv->nvar; v++)
+		free(iv->var[v].open);
+	free(iv);
+}
+
+/* Out of memory for an open-loop variant only drops that variant. */
+static void iv_add(struct hs_whatif_iv *iv, bool open, uint64_t delta, uint32_t seed)
+{
+	struct hs_whatif_variant *v = &iv->var[iv->nvar];
+
+	memset(v, 0, sizeof(*v));
+	v->p = iv->base;
+	v->p.wake_overhead_ns = delta;
+	v->delta = delta;
+	v->seed = seed;
+	if (open) {
+		v->open = malloc(sizeof(*v->open));
+		if (!v->open)
+			return;
+		hs_whatif_open_init(v->open, &v->p, iv->cands, iv->n);
+	} else {
+		hs_whatif_batch_init(&v->batch, iv->era);
+		memcpy(v->batch.max, iv->cands, iv->n * sizeof(*iv->cands));
+	}
+	iv->nvar++;
+}
+
+void hs_whatif_iv_start(struct hs_whatif_iv *iv, uint64_t delta, uint64_t delta_lo,
+			uint64_t delta_hi, bool point_open)
+{
+	iv_add(iv, !point_open, delta, 0);
+	iv_add(iv, point_open, delta_lo, 0);
+	iv_add(iv, point_open, delta_hi, 0);
+	iv_add(iv, point_open, delta, 1);
+	iv_add(iv, point_open, delta, 2);
+}
+
+/*
+ * A fixed pseudo-random number in [-1, 1] for a halt of recorded duration
+ * ns and draw seed: of the value, not of the halt's place, so that readers
+ * that order halts with the same timestamp apart give the same replay.
+ */
+static double iv_unit(uint64_t ns, uint32_t seed)
+{
+	uint64_t z = ns * 0x9e3779b97f4a7c15ull + seed * 0xbf58476d1ce4e5b9ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return (double)(z >> 11) / (double)(1ull << 52) - 1.0;
+}
+
+static uint64_t iv_jitter(uint64_t d, uint64_t ns, uint32_t seed)
+{
+	double x;
+
+	if (!seed)
+		return d;
+	x = (double)d * (1.0 + HS_WHATIF_IV_JITTER_PM / 1000.0 * iv_unit(ns, seed));
+	if (x <= 0)
+		return 0;
+	/* the largest double below 2^64: a time to wake near the type's limit stays there */
+	return x < 18446744073709549568.0 ? (uint64_t)x : UINT64_MAX;
+}
+
+void hs_whatif_iv_halt(struct hs_whatif_iv *iv, uint64_t ns, bool waited, bool valid,
+		       uint64_t cut)
+{
+	if (iv->seen++ >= HS_WHATIF_IV_HALTS)
+		return;
+	for (unsigned int k = 0; k < iv->nvar; k++) {
+		struct hs_whatif_variant *v = &iv->var[k];
+		uint64_t d = !waited ? ns : ns > v->delta ? ns - v->delta : 0;
+
+		d = iv_jitter(d, ns, v->seed);
+		if (v->open)
+			hs_whatif_open_halt(v->open, iv->n, d, v->delta, waited, valid, cut);
+		else
+			hs_whatif_batch_halt(&v->batch, iv->n, &v->p, d, valid, cut);
+	}
+}
+
+bool hs_whatif_iv_tick(struct hs_whatif_iv *iv)
+{
+	return ++iv->blk_len == HS_WHATIF_IV_BLOCK || iv->seen == HS_WHATIF_IV_HALTS;
+}
+
+void hs_whatif_iv_counts(struct hs_whatif_iv *iv, const uint64_t *hits, const uint64_t *poll_ns,
+			 bool final)
+{
+	if (!iv->snapped && (final || iv->seen == HS_WHATIF_IV_HALTS)) {
+		memcpy(iv->snap_hits, hits, iv->n * sizeof(*hits));
+		memcpy(iv->snap_poll, poll_ns, iv->n * sizeof(*poll_ns));
+		iv->snapped = true;
+	}
+	if (iv->blk_len < HS_WHATIF_IV_BLOCK)
+		return;
+	for (unsigned int i = 0; i < iv->n; i++) {
+		double r = (double)(hits[i] - iv->blk_hits[i]) / iv->blk_len;
+		double p = (double)(poll_ns[i] - iv->blk_poll[i]) / iv->blk_len;
+
+		iv->sum_rate[i] += r;
+		iv->sq_rate[i] += r * r;
+		iv->sum_poll[i] += p;
+		iv->sq_poll[i] += p * p;
+		iv->blk_hits[i] = hits[i];
+		iv->blk_poll[i] = poll_ns[i];
+	}
+	iv->nblocks++;
+	iv->blk_len = 0;
+}
+
+/* Standard error of the mean of the block values. */
+static double iv_se(double sum, double sq, unsigned int n)
+{
+	double var;
+
+	if (n < 2)
+		return 0;
+	var = (sq - sum * sum / n) / (n - 1);
+	return var > 0 ? sqrt(var / n) : 0;
+}
+
+static void iv_bounds(double pt, double lo_model, double hi_model, double se, double *lo,
+		      double *hi, double cap)
+{
+	*lo = pt - hypot(pt - lo_model, HS_WHATIF_IV_Z * se);
+	*hi = pt + hypot(hi_model - pt, HS_WHATIF_IV_Z * se);
+	if (*lo < 0)
+		*lo = 0;
+	if (cap > 0 && *hi > cap)
+		*hi = cap;
+}
+
+/* A variant's hits and polling ns for candidate i. */
+static void iv_variant_counts(const struct hs_whatif_variant *v, unsigned int i, uint64_t *hits,
+			      uint64_t *poll)
+{
+	if (v->open) {
+		*hits = v->open->sim[i].hits;
+		*poll = v->open->sim[i].poll_ns;
+	} else {
+		*hits = v->batch.hits[i];
+		*poll = v->batch.poll_ns[i];
+	}
+}
+
+void hs_whatif_iv_row(const struct hs_whatif_iv *iv, unsigned int i, struct hs_whatif_row *row)
+{
+	uint64_t covered = iv->seen < HS_WHATIF_IV_HALTS ? iv->seen : HS_WHATIF_IV_HALTS;
+	double rate_lo = row->hit_rate, rate_hi = row->hit_rate;
+	double poll_lo = row->poll_cpu_s, poll_hi = row->poll_cpu_s;
+	double scale, pt_rate;
+
+	row->hit_rate_low = row->hit_rate_high = row->hit_rate;
+	row->poll_cpu_s_low = row->poll_cpu_s_high = row->poll_cpu_s;
+	if (!covered || !iv->snapped || !row->halts)
+		return;
+	scale = (double)row->halts / covered;
+	pt_rate = (double)iv->snap_hits[i] / covered;
+	for (unsigned int k = 0; k < iv->nvar; k++) {
+		uint64_t h, p;
+		double r, c;
+
+		iv_variant_counts(&iv->var[k], i, &h, &p);
+		r = row->hit_rate + (double)h / covered - pt_rate;
+		c = row->poll_cpu_s + ((double)p - (double)iv->snap_poll[i]) * scale / 1e9;
+		rate_lo = r < rate_lo ? r : rate_lo;
+		rate_hi = r > rate_hi ? r : rate_hi;
+		poll_lo = c < poll_lo ? c : poll_lo;
+		poll_hi = c > poll_hi ? c : poll_hi;
+	}
+	iv_bounds(row->hit_rate, rate_lo, rate_hi,
+		  iv_se(iv->sum_rate[i], iv->sq_rate[i], iv->nblocks),
+		  &row->hit_rate_low, &row->hit_rate_high, 1.0);
+	iv_bounds(row->poll_cpu_s, poll_lo, poll_hi,
+		  iv_se(iv->sum_poll[i], iv->sq_poll[i], iv->nblocks) * row->halts / 1e9,
+		  &row->poll_cpu_s_low, &row->poll_cpu_s_high, 0);
+}
+
+/* One closed-loop replay of gaps at p; the point's blocks when sums is set. */
+static void iv_gaps_run(const struct hs_sim_params *p, const uint64_t *gaps, uint64_t n,
+			uint32_t seed, uint64_t *hits, uint64_t *poll, double sums[4],
+			unsigned int *nblocks)
+{
+	struct hs_sim s;
+	uint64_t bh = 0, bp = 0;
+
+	hs_sim_init(&s, p);
+	for (uint64_t i = 0; i < n; i++) {
+		hs_sim_halt(&s, iv_jitter(gaps[i], gaps[i], seed), true, NULL);
+		if (!sums || (i + 1) % HS_WHATIF_IV_BLOCK)
+			continue;
+		double r = (double)(s.hits - bh) / HS_WHATIF_IV_BLOCK;
+		double c = (double)(s.poll_ns - bp) / HS_WHATIF_IV_BLOCK;
+
+		sums[0] += r;
+		sums[1] += r * r;
+		sums[2] += c;
+		sums[3] += c * c;
+		(*nblocks)++;
+		bh = s.hits;
+		bp = s.poll_ns;
+	}
+	*hits = s.hits;
+	*poll = s.poll_ns;
+}
+
+void hs_whatif_iv_gaps(const struct hs_sim_params *p, uint64_t delta_lo, uint64_t delta_hi,
+		       const uint64_t *gaps, uint64_t n, double *hit_lo, double *hit_hi,
+		       double *poll_lo, double *poll_hi)
+{
+	const uint64_t deltas[] = { p->wake_overhead_ns, delta_lo, delta_hi,
+				    p->wake_overhead_ns, p->wake_overhead_ns };
+	const uint32_t seeds[] = { 0, 0, 0, 1, 2 };
+	double sums[4] = { 0 }, pt_rate = 0, pt_poll = 0, rlo, rhi, clo, chi;
+	unsigned int nblocks = 0;
+
+	*hit_lo = *hit_hi = *poll_lo = *poll_hi = 0;
+	if (!n)
+		return;
+	for (unsigned int k = 0; k < 5; k++) {
+		struct hs_sim_params q = *p;
+		uint64_t h, c;
+
+		q.wake_overhead_ns = deltas[k];
+		iv_gaps_run(&q, gaps, n, seeds[k], &h, &c, k ? NULL : sums, &nblocks);
+		double r = (double)h / n, s = c / 1e9;
+
+		if (!k) {
+			pt_rate = rlo = rhi = r;
+			pt_poll = clo = chi = s;
+		}
+		rlo = r < rlo ? r : rlo;
+		rhi = r > rhi ? r : rhi;
+		clo = s < clo ? s : clo;
+		chi = s > chi ? s : chi;
+	}
+	iv_bounds(pt_rate, rlo, rhi, iv_se(sums[0], sums[1], nblocks), hit_lo, hit_hi, 1.0);
+	iv_bounds(pt_poll, clo, chi, iv_se(sums[2], sums[3], nblocks) * n / 1e9, poll_lo, poll_hi, 0);
+}
