@@ -508,12 +508,16 @@ static void hs_account_span(struct hs_account *a, uint64_t first, uint64_t last)
 
 bool hs_account_keeps(const struct hs_account *a, const struct hs_event *ev)
 {
-	int64_t key = hs_account_key(ev);
+	int64_t key;
 
+	/* every shard follows every runqueue */
+	if (a->nshards <= 1 || hs_ev_sched(ev->kind))
+		return true;
+	key = hs_account_key(ev);
 	/* start/end count from the first event seen: every event must be seen */
-	if (a->nshards <= 1 || a->opts.start_ns || a->opts.end_ns ||
+	if (a->opts.start_ns || a->opts.end_ns ||
 	    ev->kind < HS_EV_VCPU_WAKEUP || ev->kind > HS_EV_ANALYSED_LAST ||
-	    hs_ev_sched(ev->kind) || key < 0 || key > INT_MAX)
+	    key < 0 || key > INT_MAX)
 		return true;
 	return hs_account_owns(a, (int)key);
 }

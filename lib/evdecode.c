@@ -52,10 +52,6 @@ bool hs_ev_host_side(enum hs_event_kind kind)
 	return kind == HS_EV_VCPU_WAKEUP || kind == HS_EV_HALT_POLL_NS || hs_ev_sched(kind);
 }
 
-bool hs_ev_sched(enum hs_event_kind kind)
-{
-	return kind == HS_EV_SCHED_SWITCH || kind == HS_EV_SCHED_WAKEUP;
-}
 
 int hs_ev_kind_of(const char *system, const char *name, size_t name_len)
 {

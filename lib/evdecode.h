@@ -41,7 +41,10 @@ bool hs_ev_host_side(enum hs_event_kind kind);
  * The scheduler's kinds: analysed when a recording has them, recorded only
  * when asked for (record --sched), since they are many.
  */
-bool hs_ev_sched(enum hs_event_kind kind);
+static inline bool hs_ev_sched(enum hs_event_kind kind)
+{
+	return kind == HS_EV_SCHED_SWITCH || kind == HS_EV_SCHED_WAKEUP;
+}
 /* The kind of a tracepoint (system NULL: any), or 0 when haltstat does not decode it. */
 int hs_ev_kind_of(const char *system, const char *name, size_t name_len);
 
