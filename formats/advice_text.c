@@ -85,6 +85,20 @@ static void adv_guest_table(FILE *out, const struct hs_report *rep, const struct
 	}
 }
 
+/* One layer's suggestion of param, its reasons and its findings. */
+static void adv_suggestion(FILE *out, const struct hs_advice *a, const char *param, bool color)
+{
+	if (a->valid)
+		fprintf(out, "%ssuggestion: %s=%llu%s (objective %s, confidence %s)\n",
+			color ? ADV_BOLD : "", param, (unsigned long long)a->halt_poll_ns,
+			color ? ADV_RESET : "", a->objective, a->confidence);
+	else
+		fprintf(out, "suggestion: none for %s (confidence %s)\n", param,
+			a->confidence[0] ? a->confidence : "low");
+	adv_lines(out, a->text, "  ");
+	adv_findings(out, a, "  ");
+}
+
 /* The guest layer: this machine's own idle, apart from the VMs it runs. */
 int hs_guest_advice_write_text(FILE *out, const struct hs_report *rep,
 			       const struct hs_text_opts *o)
@@ -97,14 +111,7 @@ int hs_guest_advice_write_text(FILE *out, const struct hs_report *rep,
 		adv_guest_table(out, rep, o);
 		fputc('\n', out);
 	}
-	if (a->valid)
-		fprintf(out, "%ssuggestion: guest_halt_poll_ns=%llu%s (objective %s, confidence %s)\n",
-			color ? ADV_BOLD : "", (unsigned long long)a->halt_poll_ns,
-			color ? ADV_RESET : "", a->objective, a->confidence);
-	else
-		fprintf(out, "suggestion: none for guest_halt_poll_ns\n");
-	adv_lines(out, a->text, "  ");
-	adv_findings(out, a, "  ");
+	adv_suggestion(out, a, "guest_halt_poll_ns", color);
 	return ferror(out) ? HS_ERR_OUTPUT : HS_OK;
 }
 
@@ -124,15 +131,7 @@ int hs_advice_write_text(FILE *out, const struct hs_report *rep, const struct hs
 		adv_table(out, rep, opts);
 		fputc('\n', out);
 	}
-	if (a->valid)
-		fprintf(out, "%ssuggestion: halt_poll_ns=%llu%s (objective %s, confidence %s)\n",
-			color ? ADV_BOLD : "", (unsigned long long)a->halt_poll_ns,
-			color ? ADV_RESET : "", a->objective, a->confidence);
-	else
-		fprintf(out, "suggestion: none (confidence %s)\n",
-			a->confidence[0] ? a->confidence : "low");
-	adv_lines(out, a->text, "  ");
-	adv_findings(out, a, "  ");
+	adv_suggestion(out, a, "halt_poll_ns", color);
 	for (unsigned int i = 0; i < rep->nvms; i++) {
 		const struct hs_advice *v = &rep->vms[i].advice;
 

@@ -89,20 +89,19 @@ void hs_adv_finding(struct hs_advice *adv, const char *code)
 	adv->findings[adv->nfindings++] = s;
 }
 
-static void hs_adv_say(struct hs_adv_ctx *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void hs_adv_say(struct hs_adv_ctx *c, const char *fmt, ...)
+void hs_adv_text_say(FILE *text, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!c->text)
+	if (!text)
 		return;
 	va_start(ap, fmt);
-	vfprintf(c->text, fmt, ap);
+	vfprintf(text, fmt, ap);
 	va_end(ap);
-	fputc('\n', c->text);
+	fputc('\n', text);
 }
+
+#define hs_adv_say(c, ...) hs_adv_text_say((c)->text, __VA_ARGS__)
 
 void hs_adv_confidence_lower(struct hs_advice *adv, const char *to)
 {

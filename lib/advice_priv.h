@@ -2,6 +2,8 @@
 #ifndef HS_ADVICE_PRIV_H
 #define HS_ADVICE_PRIV_H
 
+#include <stdio.h>
+
 #include "report.h"
 
 /* What lib/advice.c (the host layer) and lib/guest_advice.c (the guest layer) share. */
@@ -15,6 +17,8 @@ struct hs_adv_objective {
 const struct hs_adv_objective *hs_adv_objective_find(const char *name);
 /* Adds a finding code once; it is about adv's layer. */
 void hs_adv_finding(struct hs_advice *adv, const char *code);
+/* One sentence of the advice's words into text (a line; nothing when text is NULL). */
+void hs_adv_text_say(FILE *text, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Lowers adv's confidence to "to" unless it is already lower. */
 void hs_adv_confidence_lower(struct hs_advice *adv, const char *to);
 

@@ -12,7 +12,6 @@
  * 5..100 us for pricing; only candidates whose busiest guest CPU polls
  * within the budget are eligible, 0 always is; ties go to the smaller.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,20 +35,7 @@ struct hs_gadv {
 	int best;
 };
 
-static void hs_gadv_say(struct hs_gadv *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void hs_gadv_say(struct hs_gadv *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!c->text)
-		return;
-	va_start(ap, fmt);
-	vfprintf(c->text, fmt, ap);
-	va_end(ap);
-	fputc('\n', c->text);
-}
+#define hs_gadv_say(c, ...) hs_adv_text_say((c)->text, __VA_ARGS__)
 
 static bool hs_gadv_driver_is(const struct hs_report *rep, const char *name)
 {
