@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef HS_WHATIF_PRIV_H
+#define HS_WHATIF_PRIV_H
+
+#include "whatif.h"
+#include "whatif_batch.h"
+
+/*
+ * What the files of the what-if share (whatif.c: the stream and the
+ * replays; whatif_wake.c: the wake-up overhead and the wake model;
+ * whatif_max.c: the maximum in force). Not a public interface.
+ */
+
+#define HS_WHATIF_BUFFER 4096
+#define HS_WHATIF_DEFAULT_DELTA 20000
+#define HS_WHATIF_DELTA_SAMPLES 32
+#define HS_WHATIF_DELTA_FLOOR 1000
+#define HS_WHATIF_DELTA_QUANTILE 200	/* past cut polls: the 0.5% quantile, not the minimum */
+#define HS_WHATIF_BACKFILLS 16
+#define HS_WHATIF_DELTA_SPAN 50000
+#define HS_WAKE_MIN_PAIRS 16
+
+/* One buffered halt: what hs_whatif_halt was given, compacted. */
+struct hs_whatif_rec {
+	uint64_t ts;		/* the wakeup's timestamp, 0 unknown */
+	uint64_t ns;
+	int64_t window;		/* window in force, -1 unknown */
+	uint64_t poll_cut;	/* hs_whatif_halt's poll_cut_ns */
+	uint32_t chg_new, chg_old;
+	bool waited, valid, reliable, has_change, grow;
+};
+
+struct hs_whatif {
+	struct hs_whatif_opts opts;
+	struct hs_sim cand[HS_WHATIF_MAX_CANDIDATES];	/* parameters; counts at the end */
+	struct hs_whatif_batch batch;
+	unsigned int ncand;
+
+	struct hs_sim check;		/* the recorded setting */
+	bool check_seeded;
+	bool max_known;			/* recorded M given */
+	enum hs_max_source max_source;	/* what check.p.max_ns is */
+	uint64_t max_lo, max_hi;	/* bounds on M from the window events */
+	uint64_t max_soft;		/* a likely M the bounds allow but do not prove */
+
+	/* back-filled windows, applied to the buffer before its replay */
+	struct { unsigned int from, to; int64_t window; } fill[HS_WHATIF_BACKFILLS];
+	unsigned int nfill;
+	unsigned int unres_from;	/* buffer index where the latest run of unknown windows began */
+	bool unres_open;
+	uint32_t prev_new;		/* the last event's new value, when the chain holds */
+	bool prev_new_known;
+	uint64_t compared, agreeing;
+
+	uint64_t delta;
+	uint64_t delta_lo, delta_hi;	/* the range the interval replays */
+	struct hs_wake_choice wake;
+	struct hs_whatif_open *open;	/* the point replay when the wakes are open loop */
+	struct hs_whatif_iv *iv;	/* the interval's replays; NULL: none (out of memory) */
+	bool streaming;			/* Δ is fixed, halts go straight through */
+	struct hs_whatif_rec *buf;
+	unsigned int nbuf, capbuf;
+	uint64_t min_wait;		/* smallest waited ns seen in the buffer */
+	uint64_t span_ns;
+
+	uint64_t *gaps;			/* opts.keep_gaps times to wake, for haltstat replay */
+	uint64_t ngaps, capgaps, gaps_seen;
+};
+
+static inline int hs_whatif_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The window the kernel polled with during this halt, -1 unknown. */
+static inline int64_t hs_whatif_window(const struct hs_whatif *w, const struct hs_whatif_rec *r)
+{
+	int64_t win = r->has_change ? (int64_t)r->chg_old : r->window;
+	bool max_set = w->max_source != HS_MAX_NONE;
+
+	/*
+	 * A recorded M of 0 polls nothing. An inferred 0 does not stand in for
+	 * unknown windows here: the account back-fills them, after Δ is taken
+	 * from the windows known at each halt (as without the inference).
+	 */
+	if (win < 0 && w->max_known && w->opts.recorded_max_ns == 0)
+		return 0;
+	/* with M read live a grown window is clamped only when the next halt starts */
+	if (win > 0 && max_set && w->check.rules & HS_RULE_MAX_LIVE &&
+	    (uint64_t)win > w->check.p.max_ns)
+		win = (int64_t)w->check.p.max_ns;
+	return win;
+}
+
+/* whatif_wake.c: Δ from the buffered halts, then the wake model and the interval's replays. */
+void hs_whatif_estimate_delta(struct hs_whatif *w);
+void hs_whatif_choose_models(struct hs_whatif *w);
+
+/* whatif_max.c: the bounds one halt puts on M, and M from them; a bound from elsewhere. */
+void hs_whatif_bound(struct hs_whatif *w, const struct hs_whatif_rec *r);
+void hs_whatif_infer_max(struct hs_whatif *w);
+void hs_whatif_bound_lo(struct hs_whatif *w, uint64_t lo);
+void hs_whatif_bound_hi(struct hs_whatif *w, uint64_t hi);
+
+#endif

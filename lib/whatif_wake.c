@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The what-if's wake-up overhead Δ and its wake model (whatif_priv.h).
+ *
+ * Δ estimate. For a wait the kernel measured ns = poll window W + the rest of
+ * the time to wake past the window + Δ, so s = ns - W >= Δ for a poll miss
+ * (W > 0) and s = ns >= Δ for a wait without polling (W == 0). The floor of
+ * these samples is Δ: wakes that land just after the window end give
+ * s close to Δ. The estimate is the smallest sample, ignoring samples
+ * below HS_WHATIF_DELTA_FLOOR (1 us: no schedule-out and back is that
+ * quick, so such a sample is a halt we misread). The smallest sample is
+ * also the largest Δ that keeps every recorded miss a miss in the replay
+ * (D = ns - Δ >= window): a larger one would turn misses into hits and send
+ * the replay down another path, a smaller one only makes the replay count a
+ * few hits less at larger windows, so the error is on the safe side. It is
+ * taken 5% below that sample: only the first halts are looked at, and a
+ * later wake landing even closer to the window end must still replay as
+ * the miss it was.
+ *
+ * Under contention that floor collapses: KVM stops polling as soon as
+ * another task is runnable on the CPU, so a miss whose poll was cut ends
+ * anywhere from Δ - W to Δ past its window (an overcommitted host gave
+ * 1.2 us for a Δ of about 28). Two defences. Halts whose poll the sched
+ * events show cut (poll_cut_ns < W: another task runnable, or the vCPU
+ * thread asleep before its window ran out) are left out: their s bounds
+ * nothing. Without sched events the cut polls still show: a sample below
+ * the 1 us floor cannot come from a poll that ran its window, so each one
+ * is evidence of a cut. Their companions that landed above the floor but
+ * below Δ cannot be told apart, and they are fewer than those below it
+ * (a cut at a uniform moment of a window W lands within Δ of its end
+ * about Δ/W of the time), so with evidence of cuts the estimate skips
+ * half as many low samples as there are below the floor, plus the lowest
+ * 0.5% (HS_WHATIF_DELTA_QUANTILE) for the cuts too rare to leave any
+ * evidence: a low quantile instead of the minimum. Measured on the shared
+ * recordings of one host: 3 vCPUs on 2 CPUs, 27.8 us -> 25.8 us against
+ * 26.8 us for an uncontended exponential-gap recording (which has a few
+ * cut polls too; the minimum gave 1.3 and 11.2). Without evidence of cuts
+ * the minimum stands, so an uncontended replay still reproduces every
+ * recorded miss.
+ *
+ * With fewer than HS_WHATIF_DELTA_SAMPLES samples (a vCPU whose window
+ * settled early, so nearly every halt is a hit) no wake may have landed
+ * near the window end, and the smallest sample is only a loose upper
+ * bound: the estimate is then at most HS_WHATIF_DEFAULT_DELTA (20 us, a
+ * typical scheduler wake-up on x86), because overestimating Δ would make
+ * periodic wakes look too long to ever grow the window on. With no sample
+ * at all (the window was never known) the smallest wait bounds it the same
+ * way, and with no wait at all it is the default (it then affects nothing:
+ * every halt was a hit and keeps D = ns).
+ *
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "whatif_iv.h"
+#include "whatif_priv.h"
+
+/*
+ * A miss's excess over its window (see the comment at the top), or
+ * UINT64_MAX when the halt says nothing of Δ. *cut_evidence is set for a
+ * poll that must have been cut: its excess is below any wake-up overhead.
+ */
+static uint64_t hs_whatif_delta_sample(const struct hs_whatif *w, const struct hs_whatif_rec *r,
+				       bool *cut_evidence)
+{
+	int64_t win = hs_whatif_window(w, r);
+
+	*cut_evidence = false;
+	if (!r->waited || !r->reliable || !r->valid || win < 0)
+		return UINT64_MAX;
+	/* a poll that sched events show was cut ended before its window: no bound */
+	if (win > 0 && r->poll_cut < (uint64_t)win)
+		return UINT64_MAX;
+	if (r->ns < (uint64_t)win + HS_WHATIF_DELTA_FLOOR) {
+		*cut_evidence = win > 0 && r->poll_cut == HS_POLL_CUT_UNKNOWN;
+		return UINT64_MAX;
+	}
+	return r->ns - (uint64_t)win;
+}
+
+void hs_whatif_estimate_delta(struct hs_whatif *w)
+{
+	uint64_t *samples = w->nbuf ? malloc(sizeof(*samples) * w->nbuf) : NULL;
+	unsigned int n = 0, cut = 0, rank;
+
+	for (unsigned int i = 0; samples && i < w->nbuf; i++) {
+		bool evidence;
+		uint64_t sm = hs_whatif_delta_sample(w, &w->buf[i], &evidence);
+
+		cut += evidence;
+		if (sm != UINT64_MAX)
+			samples[n++] = sm;
+	}
+	if (n) {
+		qsort(samples, n, sizeof(*samples), hs_whatif_u64_cmp);
+		rank = cut ? n / HS_WHATIF_DELTA_QUANTILE + cut / 2 : 0;
+		if (rank >= n)
+			rank = n - 1;
+		w->delta = samples[rank] - samples[rank] / 20;
+	} else if (w->min_wait != UINT64_MAX) {
+		w->delta = w->min_wait;
+	}
+	if (n < HS_WHATIF_DELTA_SAMPLES && w->delta > HS_WHATIF_DEFAULT_DELTA)
+		w->delta = HS_WHATIF_DEFAULT_DELTA;
+	free(samples);
+}
+
+/*
+ * The range of Δ the interval replays. Δ is a floor (see the estimate):
+ * most wake-ups cost more than the quickest, and a recording at 0 cannot
+ * tell a wait's time to wake from its overhead. The low end is half the
+ * estimate, the high end the tenth percentile of the same samples (of the
+ * waits themselves when no window was known), at most 50 us above it.
+ */
+static void hs_whatif_delta_range(struct hs_whatif *w)
+{
+	uint64_t *s = malloc(sizeof(*s) * (w->nbuf ? w->nbuf : 1));
+	unsigned int n = 0;
+
+	w->delta_lo = w->delta / 2;
+	w->delta_hi = w->delta;
+	if (!s)
+		return;
+	for (int pass = 0; pass < 2 && !n; pass++)
+		for (unsigned int i = 0; i < w->nbuf; i++) {
+			const struct hs_whatif_rec *r = &w->buf[i];
+			int64_t win = hs_whatif_window(w, r);
+
+			if (!r->waited || !r->reliable || !r->valid)
+				continue;
+			if (pass == 0 && (win < 0 || r->ns < (uint64_t)win + HS_WHATIF_DELTA_FLOOR))
+				continue;
+			if (pass == 1 && r->ns < HS_WHATIF_DELTA_FLOOR)
+				continue;
+			s[n++] = r->ns - (pass == 0 ? (uint64_t)win : 0);
+		}
+	if (n) {
+		qsort(s, n, sizeof(*s), hs_whatif_u64_cmp);
+		uint64_t p10 = s[n / 10], cap = w->delta + HS_WHATIF_DELTA_SPAN;
+
+		w->delta_hi = p10 > cap ? cap : p10 > w->delta ? p10 : w->delta;
+	}
+	free(s);
+}
+
+/* One pair of consecutive halts whose second is a poll hit. */
+struct hs_wake_pair {
+	uint64_t x;		/* first halt's end to the second's end (its wake) */
+	uint64_t bucket;	/* the window the second halt polled with */
+	bool hit;		/* the first halt was a poll hit */
+};
+
+static int hs_wake_pair_cmp(const void *a, const void *b)
+{
+	const struct hs_wake_pair *x = a, *y = b;
+
+	if (x->bucket != y->bucket)
+		return x->bucket < y->bucket ? -1 : 1;
+	if (x->hit != y->hit)
+		return x->hit ? 1 : -1;
+	return x->x < y->x ? -1 : x->x > y->x;
+}
+
+/* Pairs whose second halt is a hit: its end is its wake, exactly. */
+static unsigned int hs_wake_pairs(const struct hs_whatif *w, struct hs_wake_pair *pr)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i + 1 < w->nbuf; i++) {
+		const struct hs_whatif_rec *a = &w->buf[i], *b = &w->buf[i + 1];
+		int64_t win = hs_whatif_window(w, b);
+
+		if (!a->ts || b->ts <= a->ts || !a->reliable || !b->reliable || !a->valid ||
+		    !b->valid || b->waited || win <= 0)
+			continue;
+		pr[n].x = b->ts - a->ts;
+		pr[n].bucket = (uint64_t)win;
+		pr[n].hit = !a->waited && hs_whatif_window(w, a) != 0;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Closed loop, the next wake comes a fixed time after the next halt
+ * starts, whatever the halt before it did; open loop, it comes at its own
+ * absolute time, so the time from a halt's end to the next wake is Δ
+ * shorter after a wait (which ended Δ late) than after a hit. Only second
+ * halts that were hits show their wake exactly, and which of them hit
+ * depends on their window, which the first halt's outcome moved (a miss
+ * grows or shrinks it): so pairs are compared among second halts polled
+ * with the same window (at least 8 of each kind). Being a hit cuts the
+ * second halts' times to wake at the window from above, so the shift shows
+ * whole only toward the bottom: the first quartiles' difference, weighted
+ * by the smaller count. At least HS_WAKE_MIN_PAIRS matched pairs decide; a
+ * shift above half the middle of Δ's range is open loop (the estimate is a
+ * floor, which contention can press near 0).
+ */
+static void hs_whatif_choose_wake(struct hs_whatif *w)
+{
+	struct hs_wake_pair *pr = malloc(sizeof(*pr) * (w->nbuf ? w->nbuf : 1));
+	double wsum = 0, dsum = 0;
+	unsigned int n, i = 0;
+
+	memset(&w->wake, 0, sizeof(w->wake));
+	if (!pr)
+		return;
+	n = hs_wake_pairs(w, pr);
+	qsort(pr, n, sizeof(*pr), hs_wake_pair_cmp);
+	while (i < n) {
+		unsigned int j = i, k;
+
+		while (j < n && pr[j].bucket == pr[i].bucket && !pr[j].hit)
+			j++;
+		k = j;
+		while (k < n && pr[k].bucket == pr[i].bucket)
+			k++;
+		/* [i, j) waits, [j, k) hits, each sorted by x */
+		if (j - i >= 8 && k - j >= 8) {
+			double wt = j - i < k - j ? j - i : k - j;
+
+			dsum += wt * ((double)pr[j + (k - j) / 4].x - (double)pr[i + (j - i) / 4].x);
+			wsum += wt;
+		}
+		i = k;
+	}
+	free(pr);
+	w->wake.pairs = (uint64_t)wsum;
+	w->wake.shift_ns = wsum ? dsum / wsum : 0;
+	w->wake.supported = wsum >= HS_WAKE_MIN_PAIRS && w->delta_hi >= HS_WHATIF_DELTA_FLOOR;
+	if (w->wake.supported && w->wake.shift_ns > (w->delta + w->delta_hi) / 4.0)
+		w->wake.model = HS_WAKE_OPEN;
+}
+
+/* With Δ known: the wake model, the point's replay for it, and the interval's replays. */
+void hs_whatif_choose_models(struct hs_whatif *w)
+{
+	struct hs_sim_params p = w->cand[0].p;
+
+	hs_whatif_delta_range(w);
+	hs_whatif_choose_wake(w);
+	if (w->wake.model == HS_WAKE_OPEN && w->ncand) {
+		w->open = malloc(sizeof(*w->open));
+		if (w->open)
+			hs_whatif_open_init(w->open, &p, w->opts.candidates, w->ncand);
+		else
+			w->wake.model = HS_WAKE_CLOSED;
+	}
+	if (w->iv)
+		hs_whatif_iv_start(w->iv, w->delta, w->delta_lo, w->delta_hi, w->open != NULL);
+}
+
+/* Δ is now fixed: replay what was buffered and stream from here on. */
