@@ -194,11 +194,18 @@ done
 # module parameter, so it must equal the per-VM setting)
 mod=$(cat /sys/module/kvm/parameters/halt_poll_ns 2>/dev/null)
 if [ "$mod" = 200000 ]; then
-	"$HALTSTAT" record -o r2.dat -- "$WL" -n $NV -H $H -g $GAPS -p 200000 -o w2.json >rec2.out 2>rec2.err
+	others_share "$HALTSTAT" record -o r2.dat -- "$WL" -n $NV -H $H -g $GAPS -p 200000 -o w2.json >rec2.out 2>rec2.err
 	"$HALTSTAT" report --json -i r2.dat >r2.json 2>r2.err
 	agree=$(jget r2.json 'min(v["selfcheck"]["agree_pct"] or 0 for v in d["vcpus"] if v["comm"].endswith("/KVM"))')
-	echo "# self-check agreement at 200000: $agree%"
-	check replay-kvm-selfcheck python3 -c "import sys; sys.exit($agree < 95)"
+	echo "# self-check agreement at 200000: $agree% (other work: $OTHERS of a CPU)"
+	# other tasks cut polls the recording cannot show (no sched events in it)
+	if python3 -c "import sys; sys.exit($agree < 95)"; then
+		ok replay-kvm-selfcheck
+	elif busy "$OTHERS"; then
+		skip replay-kvm-selfcheck "agreement $agree% while other work took $OTHERS of a CPU"
+	else
+		fail replay-kvm-selfcheck "agreement $agree% < 95% (other work: $OTHERS of a CPU)"
+	fi
 else
 	skip replay-kvm-selfcheck "module halt_poll_ns is $mod, not 200000"
 fi
