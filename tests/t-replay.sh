@@ -165,6 +165,18 @@ claim() {
 		claims_missed=$((claims_missed + 1))
 	fi
 }
+# judge NAME STATUS SHARE WHAT MISS: ok when STATUS is 0; else a skip when other
+# work took more than a twentieth of a CPU (a quiet CPU is what these checks
+# need), else MISS (fail or claim) NAME with WHAT
+judge() {
+	if [ "$2" -eq 0 ]; then
+		ok "$1"
+	elif busy "$3"; then
+		skip "$1" "$4, while other work took $3 of a CPU"
+	else
+		"$5" "$1" "$4 (other work: $3 of a CPU)"
+	fi
+}
 # inside LOW HIGH RATES...: their mean within [LOW, HIGH], give or take 0.0005
 inside() { python3 -c 'import sys; lo, hi = float(sys.argv[1]), float(sys.argv[2]); r = [float(x) for x in sys.argv[3:]]; m = sum(r) / len(r) if r else -1; sys.exit(0 if r and lo - 5e-4 <= m <= hi + 5e-4 else 1)' "$@"; }
 echo "# halt_poll_ns  predicted (interval)  hs-workload measured mean (min..max) over 3 runs"
@@ -181,13 +193,8 @@ for m in 50000 200000 400000; do
 	read -r pred lo hi < <(jget adv.json "' '.join(str(w[k]) for w in d['host']['what_if'] if w['halt_poll_ns'] == $m for k in ('hit_rate', 'hit_rate_low', 'hit_rate_high'))")
 	python3 -c 'import sys; p, lo, hi = (float(x) for x in sys.argv[2:5]); r=[float(x) for x in sys.argv[5:]]; m=sum(r)/len(r)
 print("# %12s  %8.1f%% (%.1f-%.1f)  %8.1f%% (%.1f..%.1f)" % (sys.argv[1], 100*p, 100*lo, 100*hi, 100*m, 100*min(r), 100*max(r)))' $m "$pred" "$lo" "$hi" $rates
-	if inside "$lo" "$hi" $rates; then
-		ok replay-kvm-predicted-$m
-	elif busy "$worst"; then
-		skip replay-kvm-predicted-$m "outside the interval while other work took $worst of a CPU"
-	else
-		claim replay-kvm-predicted-$m "measured $rates outside [$lo, $hi] (other work: $worst of a CPU)"
-	fi
+	inside "$lo" "$hi" $rates
+	judge replay-kvm-predicted-$m $? "$worst" "measured $rates outside [$lo, $hi]" claim
 done
 
 # self-check on a recording at a non-zero setting (the metadata holds the
@@ -199,13 +206,8 @@ if [ "$mod" = 200000 ]; then
 	agree=$(jget r2.json 'min(v["selfcheck"]["agree_pct"] or 0 for v in d["vcpus"] if v["comm"].endswith("/KVM"))')
 	echo "# self-check agreement at 200000: $agree% (other work: $OTHERS of a CPU)"
 	# other tasks cut polls the recording cannot show (no sched events in it)
-	if python3 -c "import sys; sys.exit($agree < 95)"; then
-		ok replay-kvm-selfcheck
-	elif busy "$OTHERS"; then
-		skip replay-kvm-selfcheck "agreement $agree% while other work took $OTHERS of a CPU"
-	else
-		fail replay-kvm-selfcheck "agreement $agree% < 95% (other work: $OTHERS of a CPU)"
-	fi
+	python3 -c "import sys; sys.exit($agree < 95)"
+	judge replay-kvm-selfcheck $? "$OTHERS" "agreement $agree% < 95%" fail
 else
 	skip replay-kvm-selfcheck "module halt_poll_ns is $mod, not 200000"
 fi
@@ -217,13 +219,8 @@ if others_share "$HALTSTAT" replay -i r0.dat --settings 50000,200000,400000 --ru
 	"$HALTSTAT" replay -i r0.dat --settings 50000,200000,400000 --runs 3 --predict-only 2>&1 | sed 's/^/# /'
 	for m in 50000 200000 400000; do
 		got=$(jget rp.json "[(s['total']['measured']['runs_inside'], s['total']['measured']['hit_rate']['mean'], s['total']['predicted']['hit_rate_low'], s['total']['predicted']['hit_rate_high']) for s in d['settings'] if s['halt_poll_ns'] == $m][0]")
-		if [ "$(jget rp.json "[s['total']['measured']['inside'] for s in d['settings'] if s['halt_poll_ns'] == $m][0]")" = True ]; then
-			ok replay-kvm-measured-$m
-		elif busy "$OTHERS"; then
-			skip replay-kvm-measured-$m "outside the interval while other work took $OTHERS of a CPU: $got"
-		else
-			claim replay-kvm-measured-$m "runs inside, mean, interval: $got (other work: $OTHERS of a CPU)"
-		fi
+		[ "$(jget rp.json "[s['total']['measured']['inside'] for s in d['settings'] if s['halt_poll_ns'] == $m][0]")" = True ]
+		judge replay-kvm-measured-$m $? "$OTHERS" "outside the interval; runs inside, mean, interval: $got" claim
 	done
 	check_eq replay-kvm-halts "True" "$(jget rp.json 'all(s["total"]["measured"]["halts"] == s["total"]["halts"] for s in d["settings"])')"
 else
@@ -249,13 +246,8 @@ for s in json.load(open(sys.argv[1]))["settings"]:
         "inside" if t["measured"]["inside"] else "OUTSIDE"))
 PY
 	n=$(jget cliff.json 'sum(1 for s in d["settings"] if s["total"]["measured"]["inside"])')
-	if [ "$n" -ge 9 ]; then
-		ok replay-kvm-cliff
-	elif busy "$OTHERS"; then
-		skip replay-kvm-cliff "$n of 10 settings inside while other work took $OTHERS of a CPU"
-	else
-		claim replay-kvm-cliff "$n of 10 settings inside the interval (other work: $OTHERS of a CPU)"
-	fi
+	[ "$n" -ge 9 ]
+	judge replay-kvm-cliff $? "$OTHERS" "$n of 10 settings inside the interval" claim
 else
 	fail replay-kvm-cliff "$(head -c 300 cliff.err)"
 fi
