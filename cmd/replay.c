@@ -4,6 +4,7 @@
  * each setting and prints the what-if's prediction next to what KVM did.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,7 @@ static void replay_usage(FILE *out)
 	fprintf(out,
 "usage: haltstat replay [-i FILE] [--settings LIST] [--runs N] [--max-halts N]\n"
 "                       [--max-vcpus N] [--pin | --no-pin] [--kernel-era ERA]\n"
-"                       [--predict-only] [--json]\n"
+"                       [--no-handovers] [--predict-only] [--json]\n"
 "\n"
 "Replays each recorded vCPU's times to wake in a throwaway VM (needs /dev/kvm)\n"
 "at each halt_poll_ns through KVM_CAP_HALT_POLL, and prints the what-if's\n"
@@ -50,6 +51,8 @@ static void replay_usage(FILE *out)
 		HS_REPLAY_DEFAULT_RUNS, HS_REPLAY_MAX_RUNS, HS_REPLAY_DEFAULT_MAX_HALTS);
 	cmd_usage_options(out, CMD_USE_KERNEL_ERA);
 	fprintf(out,
+"      --no-handovers      do not count the halts in which another task took the\n"
+"                          vCPU's CPU (counting needs tracefs)\n"
 "      --predict-only      no VMs: the predictions alone\n"
 "      --json              JSON output\n");
 	cmd_usage_options(out, CMD_USE_HELP);
@@ -57,7 +60,7 @@ static void replay_usage(FILE *out)
 
 enum {
 	OPT_SETTINGS = CMD_OPT_OWN, OPT_RUNS, OPT_MAX_HALTS, OPT_MAX_VCPUS, OPT_PIN, OPT_NO_PIN,
-	OPT_PREDICT_ONLY, OPT_JSON,
+	OPT_PREDICT_ONLY, OPT_JSON, OPT_NO_HANDOVERS,
 };
 
 static const struct option replay_options[] = {
@@ -69,6 +72,7 @@ static const struct option replay_options[] = {
 	{ "pin",		no_argument,		NULL, OPT_PIN },
 	{ "no-pin",		no_argument,		NULL, OPT_NO_PIN },
 	CMD_OPTION_KERNEL_ERA,
+	{ "no-handovers",	no_argument,		NULL, OPT_NO_HANDOVERS },
 	{ "predict-only",	no_argument,		NULL, OPT_PREDICT_ONLY },
 	{ "json",		no_argument,		NULL, OPT_JSON },
 	CMD_OPTION_HELP,
@@ -130,6 +134,7 @@ static int replay_parse_one(void *params, int opt, const char *arg)
 	case OPT_PIN: p->replay.pin = 1; return 0;
 	case OPT_NO_PIN: p->replay.pin = 0; return 0;
 	case OPT_PREDICT_ONLY: p->predict_only = true; return 0;
+	case OPT_NO_HANDOVERS: p->replay.no_handovers = true; return 0;
 	case OPT_JSON: p->json = true; return 0;
 	default: return cmd_parse_whatif_option("replay", opt, arg, &p->acct.whatif, NULL);
 	}
@@ -168,6 +173,31 @@ static int replay_write(const struct replay_params *p, const struct hs_replay *r
 	return cmd_fail(&err);
 }
 
+static volatile sig_atomic_t replay_stop;
+
+static void replay_on_signal(int sig)
+{
+	replay_stop = sig;
+}
+
+/*
+ * Ctrl-C, SIGTERM and SIGHUP end the run in progress (its VMs and the
+ * hand-over instance go away) instead of the process: no SA_RESTART, so
+ * sleeps and KVM_RUN return and the waker sees the flag.
+ */
+static void replay_signals(struct replay_params *p)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = replay_on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	p->replay.interrupted = &replay_stop;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_params p;
@@ -186,9 +216,14 @@ int cmd_replay(int argc, char **argv)
 	acct = hs_account_load(&hs_input_source, p.input, &p.acct, &err);
 	if (!acct)
 		return cmd_fail(&err);
+	if (!p.predict_only)
+		replay_signals(&p);
 	ret = hs_replay_prepare(&r, acct, &p.replay, &err);
 	if (!ret && !p.predict_only)
 		ret = hs_replay_run(&r, &err);
+	if (ret && replay_stop)
+		hs_error_set(&err, HS_ERR_RUNTIME, "interrupted by signal %d: the VMs were torn down "
+			     "and tracing is as it was", (int)replay_stop);
 	if (ret)
 		ret = cmd_fail(&err);
 	else

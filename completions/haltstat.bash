@@ -13,7 +13,7 @@ _haltstat_options()
 	advise)	echo "-i --input --objective --max-poll-cpu --candidates --kernel-era" \
 		     "--json -h --help" ;;
 	replay)	echo "-i --input --settings --runs --max-halts --max-vcpus --pin --no-pin" \
-		     "--kernel-era --predict-only --json -h --help" ;;
+		     "--kernel-era --no-handovers --predict-only --json -h --help" ;;
 	top)	echo "-s --interval -d --duration -n --count -p --pid --vm --sort" \
 		     "--textfile -m --buffer -h --help" ;;
 	diff)	echo "--json -h --help" ;;

@@ -66,6 +66,7 @@ complete -c haltstat -n "__fish_seen_subcommand_from replay" -l max-halts -x -d 
 complete -c haltstat -n "__fish_seen_subcommand_from replay" -l max-vcpus -x -d 'VMs at most'
 complete -c haltstat -n "__fish_seen_subcommand_from replay" -l pin -d 'Pin the waker and the vCPUs apart'
 complete -c haltstat -n "__fish_seen_subcommand_from replay" -l no-pin -d 'Pin nothing'
+complete -c haltstat -n "__fish_seen_subcommand_from replay" -l no-handovers -d 'Do not count halts in which another task took the CPU'
 complete -c haltstat -n "__fish_seen_subcommand_from replay" -l predict-only -d 'No VMs, the predictions alone'
 
 # top

@@ -52,6 +52,7 @@ static json_t *rj_figures(struct hs_jw *j, const struct hs_replay *r, const stru
 	hs_jw_put(j, m, "hit_rate", rj_spread(j, &f->hit_rate, f->measured));
 	hs_jw_put(j, m, "poll_cpu_s", rj_spread(j, &f->poll_cpu_s, f->measured));
 	hs_jw_put(j, m, "vcpu_cpu_s", rj_spread(j, &f->vcpu_cpu_s, true));
+	hs_jw_put(j, m, "handover_share", rj_spread(j, &f->handover_share, f->handovers_known));
 	hs_jw_put(j, m, "runs_inside", f->measured ? json_integer(f->runs_inside) : json_null());
 	hs_jw_put(j, m, "inside", f->measured ? json_boolean(f->mean_inside) : json_null());
 	hs_jw_put(j, o, "measured", m);
@@ -101,6 +102,10 @@ static json_t *rj_root(struct hs_jw *j, const struct hs_replay *r, const char *s
 	hs_jw_put(j, o, "vcpus_skipped", json_integer(r->vcpus_skipped));
 	hs_jw_put(j, o, "vcpus_capped", json_integer(r->vcpus_capped));
 	hs_jw_put(j, o, "seconds", hs_jw_num(r->seconds));
+	hs_jw_put(j, o, "handovers_counted", json_boolean(r->ran && r->handovers_counted));
+	hs_jw_put(j, o, "handovers_unknown_why",
+		  r->ran && !r->handovers_counted ? hs_jw_str(r->opts.no_handovers ? "--no-handovers" :
+						   r->handovers_why, SIZE_MAX) : json_null());
 	hs_jw_put(j, o, "settings_measured", json_integer(r->settings_measured));
 	hs_jw_put(j, o, "settings_inside", json_integer(r->settings_inside));
 	for (unsigned int v = 0; v < r->nvcpus; v++)

@@ -71,10 +71,14 @@ static void rt_row(FILE *out, const struct hs_replay *r, unsigned int s, unsigne
 		who, (unsigned long long)f->halts, 100 * f->pred_hit_rate, iv);
 	if (r->ran && f->measured) {
 		rt_spread(out, &f->hit_rate, 100, 1, 24);
+		if (f->handovers_known)
+			fprintf(out, " %6.1f", 100 * f->handover_share.mean);
+		else
+			fprintf(out, " %6s", "?");
 		fprintf(out, " %-6s", f->runs_inside == r->opts.runs ? "yes" : f->runs_inside ?
 			"partly" : "no");
 	} else if (r->ran) {
-		fprintf(out, "  %-24s %-6s", "n/a", "");
+		fprintf(out, "  %-24s %6s %-6s", "n/a", "", "");
 	}
 	fprintf(out, "  %9.4f", f->pred_poll_cpu_s);
 	if (r->ran && f->measured)
@@ -91,7 +95,7 @@ static void rt_table(FILE *out, const struct hs_replay *r, const char *pre)
 	fprintf(out, "%s%12s  %-4s %9s  %7s %11s", pre, "halt_poll_ns", "vCPU", "halts", "hit% p",
 		"(interval)");
 	if (r->ran)
-		fprintf(out, "  %-24s %-6s", "hit% measured (min..max)", "inside");
+		fprintf(out, "  %-24s %6s %-6s", "hit% measured (min..max)", "other%", "inside");
 	fprintf(out, "  %9s", "poll s p");
 	if (r->ran)
 		fprintf(out, "  %-24s  %s", "poll s measured", "vCPU thread CPU s");
@@ -121,7 +125,10 @@ int hs_replay_write_text(FILE *out, const struct hs_replay *r, const char *sourc
 	if (r->ran)
 		fprintf(out, " Measured: KVM statistics (halt_successful_poll over the halts, "
 			"halt_poll_success_ns + halt_poll_fail_ns), mean over %u runs; %.1f s in VMs. "
-			"Inside: every run's hit rate within the interval (partly: some runs).",
+			"Other%%: halts in which the vCPU thread gave its CPU to another task "
+			"(sched_switch, counted in a tracefs instance), at most the hits other tasks "
+			"took away. Inside: every run's hit rate within the interval, its low end "
+			"lowered by that run's other%% (partly: some runs).",
 			r->opts.runs, r->seconds);
 	else
 		fprintf(out, " Nothing was run (--predict-only).");
@@ -129,6 +136,10 @@ int hs_replay_write_text(FILE *out, const struct hs_replay *r, const char *sourc
 	if (r->ran && r->settings_measured)
 		fprintf(out, "%sinside the interval: %u of %u settings (all vCPUs together)\n", pre,
 			r->settings_inside, r->settings_measured);
+	if (r->ran && !r->handovers_counted)
+		fprintf(out, "%s?: hand-overs not counted (%s): what other tasks took is unknown and "
+			"inside is judged against the interval alone\n", pre,
+			r->opts.no_handovers ? "--no-handovers" : r->handovers_why);
 	if (r->ran && any_unmeasured)
 		fprintf(out, "%sn/a: this kernel has no KVM binary statistics (KVM_GET_STATS_FD, "
 			"Linux 5.14+)\n", pre);

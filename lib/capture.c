@@ -516,6 +516,22 @@ int hs_capture_lost_now(const struct hs_capture *c, unsigned int cpu, uint64_t *
 	return 0;
 }
 
+int hs_capture_events_now(const struct hs_capture *c, unsigned int cpu, uint64_t *events)
+{
+	char path[64];
+	char *s;
+
+	snprintf(path, sizeof(path), "per_cpu/cpu%u/stats", cpu);
+	s = c->inst ? tracefs_instance_file_read(c->inst, path, NULL) : NULL;
+	if (!s)
+		return -1;
+	/* without a reader nothing leaves the buffer but what is overwritten or dropped */
+	*events = stat_value(s, "entries: ") + stat_value(s, "\noverrun: ") +
+		  stat_value(s, "\ndropped events: ");
+	free(s);
+	return 0;
+}
+
 static void capture_read_stats(struct hs_capture *c)
 {
 	for (unsigned int i = 0; i < c->ncpus; i++) {

@@ -109,6 +109,12 @@ unsigned int hs_capture_ncpus(const struct hs_capture *c);
 /* Per-CPU overrun + dropped events so far, from the instance's stats; -1 unreadable. */
 int hs_capture_lost_now(const struct hs_capture *c, unsigned int cpu, uint64_t *lost);
 
+/*
+ * Events the kernel logged on cpu so far, from the instance's stats; -1
+ * unreadable. Exact only without reader threads (opts.dir NULL), where the
+ * buffer holds every event but those overwritten or dropped.
+ */
+int hs_capture_events_now(const struct hs_capture *c, unsigned int cpu, uint64_t *events);
 /* Removes the instance and the temp files, frees everything. Safe at any stage, and on NULL. */
 void hs_capture_destroy(struct hs_capture *c);
 

@@ -104,6 +104,7 @@ struct kl_group {
 	unsigned int n;
 	int waker_cpu;
 	uint64_t stall_ns;
+	const volatile sig_atomic_t *interrupted;
 	struct hs_error err;
 	int rc;
 };
@@ -562,6 +563,8 @@ static int kl_waker_loop(struct kl_group *g)
 				return -1;
 			left += !vm->done;
 		}
+		if (g->interrupted && *g->interrupted)
+			return hs_error_set(&g->err, HS_ERR_RUNTIME, "interrupted");
 		if (progress)
 			last = now;
 		else if (now - last > g->stall_ns)
@@ -716,6 +719,7 @@ static int kl_run_inproc(const struct hs_kvmload_params *p, struct hs_kvmload_vm
 	g.n = n;
 	g.waker_cpu = p->waker_cpu;
 	g.stall_ns = p->stall_ns ? p->stall_ns : 10000000000ull;
+	g.interrupted = p->interrupted;
 	for (unsigned int i = 0; i < n; i++)
 		kl_vm_init(&g.vms[i], p, name_base + i, first + i, &vms[first + i]);
 	r = kl_group_run(&g, p->halt_poll_ns ? p->halt_poll_ns + first : NULL, err);

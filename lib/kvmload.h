@@ -2,6 +2,7 @@
 #ifndef HS_KVMLOAD_H
 #define HS_KVMLOAD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -32,6 +33,8 @@ struct hs_kvmload_params {
 	uint64_t stall_ns;		/* give up when no VM halts for this long; 0: 10 s */
 	/* Added: nvms recorded sequences; VM i then halts seqs[i].n times (halts and gaps unused). */
 	const struct hs_gap_seq *seqs;
+	/* Added: set (by a signal handler) to end the run early with an error; or NULL. */
+	const volatile sig_atomic_t *interrupted;
 };
 
 #define HS_KVMLOAD_MAX_HALTS 4000000000ull

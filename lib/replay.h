@@ -2,6 +2,7 @@
 #ifndef HS_REPLAY_H
 #define HS_REPLAY_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -32,6 +33,9 @@ struct hs_replay_opts {
 	unsigned int runs;		/* 0: HS_REPLAY_DEFAULT_RUNS */
 	unsigned int max_vcpus;		/* 0: one per CPU (the waker's left out when pinned) */
 	int pin;			/* -1: when there are >= 2 CPUs, 0 no, 1 yes */
+	bool no_handovers;		/* do not count hand-overs (no tracefs needed) */
+	/* set by a signal handler: the run ends early with an error; or NULL */
+	const volatile sig_atomic_t *interrupted;
 };
 
 struct hs_replay_spread {
@@ -53,7 +57,19 @@ struct hs_replay_figures {
 	struct hs_replay_spread hit_rate;
 	struct hs_replay_spread poll_cpu_s;
 	struct hs_replay_spread vcpu_cpu_s;	/* always measured */
-	/* runs whose measured hit rate fell inside the predicted interval */
+	/*
+	 * Hand-overs (lib/handover.h) per halt, one sample per run: the share
+	 * of halts in which the vCPU thread gave its CPU to another task, an
+	 * upper bound on the poll hits other tasks took away. Known when
+	 * counted and attributable (for a vCPU: pinned alone on its CPU).
+	 */
+	bool handovers_known;
+	struct hs_replay_spread handover_share;
+	/*
+	 * Runs whose measured hit rate fell inside the predicted interval,
+	 * its low end lowered by the run's hand-over share when known: the
+	 * prediction assumes no other task, the host had some.
+	 */
 	unsigned int runs_inside;
 	bool mean_inside;		/* the mean over the runs did */
 };
@@ -83,6 +99,12 @@ struct hs_replay {
 	unsigned int vcpus_capped;	/* vCPUs with more halts than were kept */
 	bool pinned;
 	int waker_cpu;			/* -1 not pinned */
+	/* hand-overs counted in every run; else why not ("" when not asked) */
+	bool handovers_counted;
+	char handovers_why[512];
+	bool handovers_alone;		/* every vCPU pinned alone on its CPU */
+	uint64_t *cpu_handovers;	/* the last run's, per CPU */
+	unsigned int ncpu_handovers;
 	struct hs_replay_figures *cells;	/* [setting * nvcpus + vcpu] */
 	struct hs_replay_figures *totals;	/* [setting]: the vCPUs together */
 	double seconds;			/* wall time of every run */

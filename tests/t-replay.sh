@@ -223,9 +223,41 @@ if others_share "$HALTSTAT" replay -i r0.dat --settings 50000,200000,400000 --ru
 		judge replay-kvm-measured-$m $? "$OTHERS" "outside the interval; runs inside, mean, interval: $got" claim
 	done
 	check_eq replay-kvm-halts "True" "$(jget rp.json 'all(s["total"]["measured"]["halts"] == s["total"]["halts"] for s in d["settings"])')"
+	# hand-overs counted in every run: a share of the halts per setting
+	check_eq replay-kvm-handovers "True True" "$(jget rp.json '"%s %s" % (d["handovers_counted"], all(0 <= s["total"]["measured"]["handover_share"]["mean"] <= 1 for s in d["settings"]))')"
 else
 	fail replay-kvm-run "$(head -c 300 rp.err)"
 fi
+
+# A task that never sleeps on the vCPU's CPU: every poll ends at once
+# (single_task_running()), every halt hands the CPU over to it, and that
+# is what the hand-over count must say
+vcpu_cpu=$(jget rp.json 'd["vcpus"][0]["cpu"]' 2>/dev/null)
+if [ -n "$vcpu_cpu" ] && [ "$vcpu_cpu" != None ]; then
+	taskset -c "$vcpu_cpu" sh -c 'while :; do :; done' &
+	hog=$!
+	"$HALTSTAT" replay -i r0.dat --settings 200000 --runs 1 --max-halts 1000 --max-vcpus 1 --json \
+		>hog.json 2>hog.err
+	kill $hog; wait $hog 2>/dev/null
+	share=$(jget hog.json 'd["settings"][0]["vcpus"][0]["measured"]["handover_share"]["mean"]' 2>/dev/null)
+	echo "# with a CPU hog on the vCPU's CPU: hand-overs in a share $share of the halts"
+	check replay-kvm-handovers-hog python3 -c "import sys; sys.exit(not $share > 0.5)"
+else
+	skip replay-kvm-handovers-hog "the replay was not pinned"
+fi
+
+# Ctrl-C and SIGTERM end a replay with an error, its VMs torn down and no
+# tracefs instance or event left behind
+for sig in INT TERM; do
+	"$HALTSTAT" replay -i r0.dat --settings 200000 --runs 20 >sig.out 2>sig.err &
+	rp=$!
+	sleep 1.5
+	kill -$sig $rp
+	wait $rp
+	rc=$?
+	left=$(ls /sys/kernel/tracing/instances | grep -c "^haltstat_$rp$")
+	check_eq replay-kvm-sig$sig "1 0 interrupted" "$rc $left $(grep -o interrupted sig.err | head -1)"
+done
 
 # A real cycled-gap recording (40/150/800 us, made on another KVM host at
 # window 0) replayed here at settings on both sides of its cliff, which lies
@@ -239,10 +271,12 @@ if xz -dc "$HS_TOP/tests/data/real-kvm/cyc40-150-800-hp0-r1.dat.xz" >cyc.dat 2>/
 import json, sys
 for s in json.load(open(sys.argv[1]))["settings"]:
     t = s["total"]
-    print("%7d predicted %.1f%% (%.1f-%.1f) measured %.1f%% (%.1f..%.1f) %s" % (
+    ho = t["measured"]["handover_share"]
+    print("%7d predicted %.1f%% (%.1f-%.1f) measured %.1f%% (%.1f..%.1f) other tasks %s %s" % (
         s["halt_poll_ns"], 100 * t["predicted"]["hit_rate"], 100 * t["predicted"]["hit_rate_low"],
         100 * t["predicted"]["hit_rate_high"], 100 * t["measured"]["hit_rate"]["mean"],
         100 * t["measured"]["hit_rate"]["min"], 100 * t["measured"]["hit_rate"]["max"],
+        "%.1f%%" % (100 * ho["mean"]) if ho else "?",
         "inside" if t["measured"]["inside"] else "OUTSIDE"))
 PY
 	n=$(jget cliff.json 'sum(1 for s in d["settings"] if s["total"]["measured"]["inside"])')

@@ -54,7 +54,12 @@ static void fill(struct hs_replay *r, bool stats)
 		f->hit_rate = (struct hs_replay_spread){ .mean = 0.125, .min = 0.1, .max = 0.15 };
 		f->poll_cpu_s = (struct hs_replay_spread){ .mean = 0.5, .min = 0.4, .max = 0.6 };
 		f->vcpu_cpu_s = (struct hs_replay_spread){ .mean = 1.5, .min = 1.25, .max = 1.75 };
+		/* hand-overs known for the totals only, as when vCPUs share CPUs */
+		f->handovers_known = i >= 4;
+		f->handover_share = (struct hs_replay_spread){ .mean = 0.0125, .min = 0.01,
+							       .max = 0.015 };
 	}
+	r->handovers_counted = true;
 }
 
 static char *render(const struct hs_replay *r, bool json, const char *prefix)
@@ -94,6 +99,11 @@ static void test_json(void)
 	      "json_measured_hit_rate");
 	CHECK(json_real_value(json_object_get(json_object_get(m, "vcpu_cpu_s"), "max")) == 1.75,
 	      "json_vcpu_cpu_max");
+	CHECK(json_real_value(json_object_get(json_object_get(m, "handover_share"), "mean")) == 0.0125 &&
+	      json_is_true(json_object_get(root, "handovers_counted")), "json_handover_share");
+	CHECK(json_is_null(json_object_get(json_object_get(json_array_get(json_object_get(s1, "vcpus"), 0),
+							   "measured"), "handover_share")),
+	      "json_handovers_unattributed");
 	CHECK_EQ_U64(json_integer_value(json_object_get(json_object_get(json_object_get(s1, "total"),
 				"predicted"), "hits")), 600, "json_predicted_hits");
 	CHECK(!strcmp(json_string_value(json_object_get(json_array_get(json_object_get(root, "vcpus"), 1),
@@ -120,8 +130,11 @@ static void test_text(void)
 	out = render(&r, false, "# ");
 	CHECK(out && strstr(out, "     50000  all       5000     10.0    8.0-13.0  12.5 (10.0..15.0)"),
 	      "text_total_row");
-	CHECK(out && strstr(out, "hit% measured (min..max) inside") && strstr(out, " partly "),
+	CHECK(out && strstr(out, "hit% measured (min..max) other% inside") && strstr(out, " partly "),
 	      "text_inside");
+	CHECK(out && strstr(out, "12.5 (10.0..15.0)           1.2 partly") &&
+	      strstr(out, "12.5 (10.0..15.0)             ? yes"), "text_other_share");
+	CHECK(out && !strstr(out, "hand-overs not counted"), "text_handovers_counted");
 	CHECK(out && strstr(out, "0.5000 (0.4000..0.6000)") && strstr(out, "1.5000 (1.2500..1.7500)"),
 	      "text_cpu_columns");
 	CHECK(out && strstr(out, "# capped: 1 vCPU had more halts"), "text_capped");
@@ -131,6 +144,12 @@ static void test_text(void)
 	fill(&r, false);
 	out = render(&r, false, NULL);
 	CHECK(out && strstr(out, "n/a") && strstr(out, "KVM_GET_STATS_FD"), "text_no_kvm_stats");
+	free(out);
+	fill(&r, true);
+	r.handovers_counted = false;
+	snprintf(r.handovers_why, sizeof(r.handovers_why), "no tracefs here");
+	out = render(&r, false, NULL);
+	CHECK(out && strstr(out, "hand-overs not counted (no tracefs here)"), "text_handovers_why");
 	free(out);
 }
 
