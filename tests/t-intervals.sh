@@ -51,11 +51,12 @@ for r in r1 r2; do
 	check_pair $rec 300000 0 cyc40-150-800-hp300000-r1 cyc40-150-800-hp300000-r2
 	check_pair $rec 500000 6 cyc40-150-800-hp500000-r1 cyc40-150-800-hp500000-r2
 done
-# Issue 14 asks 6 points here too; this recording's own sampling spread at
-# 200000 is +-3.6 points (twice the standard error over its 13 blocks of 512
-# halts: the adaptive window wanders for thousands of halts on exponential
-# gaps), so an honest interval is wider. Not met; the bound is what holds.
-check_pair exp120-hp0 200000 8 exp120-hp200000
+# Issue 14 asks 6 points here too. Not met, and not honestly: replays of
+# resampled copies of this recording's 6816 halts (40 bootstrap draws) spread
+# with a standard deviation of 1.4 points at 200000, so the point alone is
+# uncertain by +-2.8 (twice that), and the run being predicted samples gaps of
+# its own; the block estimate gives +-5.1 for both. The bound is what holds.
+check_pair exp120-hp0 200000 11 exp120-hp200000
 
 # Between 200000 and 250000 the cycled recording has its cliff: the advice
 # says so in words, and the rows are ordered low <= point <= high.
