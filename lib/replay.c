@@ -30,8 +30,8 @@ const uint64_t hs_replay_default_settings[] = { 50000, 200000, 400000 };
 const unsigned int hs_replay_default_nsettings =
 	sizeof(hs_replay_default_settings) / sizeof(hs_replay_default_settings[0]);
 
-/* The vCPU threads' names (kvmload names them as QEMU does), for the hand-over filter. */
-#define HS_REPLAY_VCPU_GLOB "CPU */KVM"
+/* The replay's vCPU threads are named as this VMM names them (the hand-over filter matches them). */
+#define HS_REPLAY_VMM HS_VMM_QEMU
 
 /* Below this a stalled guest is told from a long recorded gap. */
 #define HS_REPLAY_STALL_NS 10000000000ull
@@ -404,7 +404,7 @@ static void replay_params(const struct hs_replay *r, struct hs_kvmload_params *p
 	p->nvms = r->nvcpus;
 	p->seqs = seqs;
 	p->halt_poll_ns = poll;
-	p->vcpu_names = HS_VMM_QEMU;	/* what HS_REPLAY_VCPU_GLOB matches */
+	p->vcpu_names = HS_REPLAY_VMM;
 	p->interrupted = r->opts.interrupted;
 	p->waker_cpu = r->waker_cpu;
 	p->vcpu_cpus = r->pinned ? cpus : NULL;
@@ -418,11 +418,13 @@ static struct hs_handover *replay_handover_start(struct hs_replay *r)
 {
 	struct hs_handover *h = NULL;
 	struct hs_error err;
+	char glob[64];
 
 	if (!r->handovers_counted)
 		return NULL;
 	hs_error_clear(&err);
-	if (hs_handover_start(&h, HS_REPLAY_VCPU_GLOB, &err)) {
+	hs_vmm_vcpu_thread_glob(HS_REPLAY_VMM, glob, sizeof(glob));
+	if (hs_handover_start(&h, glob, &err)) {
 		r->handovers_counted = false;
 		snprintf(r->handovers_why, sizeof(r->handovers_why), "%s", err.msg);
 	}

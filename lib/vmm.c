@@ -43,6 +43,13 @@ void hs_vmm_vcpu_thread_name(enum hs_vmm vmm, unsigned int index, char *name, si
 	snprintf(name, n, "%s%u%s", vmm_vcpu_names[vmm].prefix, index, vmm_vcpu_names[vmm].suffix);
 }
 
+void hs_vmm_vcpu_thread_glob(enum hs_vmm vmm, char *glob, size_t n)
+{
+	if (vmm >= HS_VMM_COUNT)
+		vmm = HS_VMM_QEMU;
+	snprintf(glob, n, "%s*%s", vmm_vcpu_names[vmm].prefix, vmm_vcpu_names[vmm].suffix);
+}
+
 static int vmm_index_between(const char *s, const char *suffix)
 {
 	long n = 0;

@@ -35,6 +35,8 @@ const char *hs_vmm_name(enum hs_vmm vmm);
 int hs_vmm_vcpu_index(const char *comm);
 /* The name that VMM gives the thread of vCPU index (for workloads that stand in for it). */
 void hs_vmm_vcpu_thread_name(enum hs_vmm vmm, unsigned int index, char *name, size_t n);
+/* A glob (as ftrace filters take it) that every such name matches. */
+void hs_vmm_vcpu_thread_glob(enum hs_vmm vmm, char *glob, size_t n);
 
 /*
  * The VM's name from a VMM's command line (argv strings separated by NUL,

@@ -177,13 +177,17 @@ judge() {
 		"$5" "$1" "$4 (other work: $3 of a CPU)"
 	fi
 }
-# inside LOW HIGH RATES...: their mean within [LOW, HIGH], give or take 0.0005
-inside() { python3 -c 'import sys; lo, hi = float(sys.argv[1]), float(sys.argv[2]); r = [float(x) for x in sys.argv[3:]]; m = sum(r) / len(r) if r else -1; sys.exit(0 if r and lo - 5e-4 <= m <= hi + 5e-4 else 1)' "$@"; }
+# inside LOW HIGH CUT RATES...: their mean within [LOW - CUT, HIGH], give or
+# take 0.0005 (CUT: the share of halts that handed the CPU to another task,
+# each of which can have lost its poll hit; see haltstat-replay(1))
+inside() { python3 -c 'import sys; lo, hi, cut = (float(x) for x in sys.argv[1:4]); r = [float(x) for x in sys.argv[4:]]; m = sum(r) / len(r) if r else -1; sys.exit(0 if r and lo - cut - 5e-4 <= m <= hi + 5e-4 else 1)' "$@"; }
+# the mean hand-over share of hs-workload results
+wl_cut() { python3 -c 'import json, sys; d = [json.load(open(f)) for f in sys.argv[1:]]; print(sum(min(1, x["handovers"] / x["halts"]) for x in d) / len(d))' "$@"; }
 echo "# halt_poll_ns  predicted (interval)  hs-workload measured mean (min..max) over 3 runs"
 for m in 50000 200000 400000; do
 	rates="" worst=0
 	for k in 1 2 3; do
-		if others_share "$WL" -n $NV -H $H -g $GAPS -p $m -o w$m.$k.json 2>wl.err; then
+		if others_share "$WL" -n $NV -H $H -g $GAPS -p $m --handovers -o w$m.$k.json 2>wl.err; then
 			rates+="$(wl_hits w$m.$k.json) "
 			worst=$(awk -v a="$worst" -v b="$OTHERS" 'BEGIN { print (b > a ? b : a) }')
 		else
@@ -193,19 +197,22 @@ for m in 50000 200000 400000; do
 	read -r pred lo hi < <(jget adv.json "' '.join(str(w[k]) for w in d['host']['what_if'] if w['halt_poll_ns'] == $m for k in ('hit_rate', 'hit_rate_low', 'hit_rate_high'))")
 	python3 -c 'import sys; p, lo, hi = (float(x) for x in sys.argv[2:5]); r=[float(x) for x in sys.argv[5:]]; m=sum(r)/len(r)
 print("# %12s  %8.1f%% (%.1f-%.1f)  %8.1f%% (%.1f..%.1f)" % (sys.argv[1], 100*p, 100*lo, 100*hi, 100*m, 100*min(r), 100*max(r)))' $m "$pred" "$lo" "$hi" $rates
-	inside "$lo" "$hi" $rates
-	judge replay-kvm-predicted-$m $? "$worst" "measured $rates outside [$lo, $hi]" claim
+	cut=$(wl_cut w$m.[123].json 2>/dev/null || echo 0)
+	echo "#               hand-overs to other tasks in a share $cut of the halts"
+	inside "$lo" "$hi" "$cut" $rates
+	judge replay-kvm-predicted-$m $? "$worst" "measured $rates outside [$lo - $cut, $hi]" claim
 done
 
 # self-check on a recording at a non-zero setting (the metadata holds the
 # module parameter, so it must equal the per-VM setting)
 mod=$(cat /sys/module/kvm/parameters/halt_poll_ns 2>/dev/null)
 if [ "$mod" = 200000 ]; then
-	others_share "$HALTSTAT" record -o r2.dat -- "$WL" -n $NV -H $H -g $GAPS -p 200000 -o w2.json >rec2.out 2>rec2.err
+	# with sched events, so that the self-check ends each poll where another
+	# task became runnable (without them it agreed on 88.7% under load)
+	others_share "$HALTSTAT" record --sched -o r2.dat -- "$WL" -n $NV -H $H -g $GAPS -p 200000 -o w2.json >rec2.out 2>rec2.err
 	"$HALTSTAT" report --json -i r2.dat >r2.json 2>r2.err
 	agree=$(jget r2.json 'min(v["selfcheck"]["agree_pct"] or 0 for v in d["vcpus"] if v["comm"].endswith("/KVM"))')
 	echo "# self-check agreement at 200000: $agree% (other work: $OTHERS of a CPU)"
-	# other tasks cut polls the recording cannot show (no sched events in it)
 	python3 -c "import sys; sys.exit($agree < 95)"
 	judge replay-kvm-selfcheck $? "$OTHERS" "agreement $agree% < 95%" fail
 else

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../lib/handover.h"
 #include "../../lib/kvmload.h"
 #include "../../lib/parse.h"
 #include "../../lib/vmm.h"
@@ -25,6 +26,7 @@ struct wl_opts {
 	const char *vcpu_cpus;
 	const char *out;
 	bool no_pin;
+	bool handovers;			/* count them (lib/handover.h) into the JSON */
 	int64_t poll_ns[MAX_VMS];
 	int cpus[MAX_VMS];
 };
@@ -51,6 +53,8 @@ static void wl_usage(FILE *f)
 		"                          (vcpuN), plain (the process's name, as QEMU without\n"
 		"                          debug-threads)\n"
 		"      --check             exit 0 when a VM can be made here, 8 (and why) when not\n"
+		"      --handovers         count the halts in which a vCPU thread gave its CPU to\n"
+		"                          another task (tracefs; not with --vmm plain)\n"
 		"  -name NAME, --id NAME   ignored; show in the command line as QEMU's -name\n"
 		"                          and Firecracker's --id\n"
 		"Exit status: 0 ok, 1 runtime error, 2 usage, 8 KVM unavailable.\n");
@@ -146,6 +150,7 @@ static int wl_parse(int argc, char **argv, struct wl_opts *o)
 		{ "id", required_argument, NULL, 'N' },
 		{ "vmm", required_argument, NULL, 'V' },
 		{ "check", no_argument, NULL, 'K' },
+		{ "handovers", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -191,6 +196,7 @@ static int wl_parse(int argc, char **argv, struct wl_opts *o)
 			break;
 		case 'o': o->out = optarg; break;
 		case 'N': break;
+		case 'O': o->handovers = true; break;
 		case 'K': {
 			struct hs_error kerr = { 0 };
 
@@ -209,6 +215,8 @@ static int wl_parse(int argc, char **argv, struct wl_opts *o)
 	}
 	if (optind < argc)
 		return wl_usage_err("unexpected argument", argv[optind]);
+	if (o->handovers && o->p.vcpu_names < 0)
+		return wl_usage_err("--handovers needs named vCPU threads, not --vmm", "plain");
 	if (hs_gap_pattern_parse(o->gaps, &o->p.gaps, &err))
 		return wl_fail(&err);
 	if (o->poll && wl_poll_list(o))
@@ -246,7 +254,23 @@ static void wl_print_stats(FILE *f, const struct hs_kvmload_vm *v)
 		(unsigned long long)v->halt_poll_fail_ns, (unsigned long long)v->halt_wait_ns);
 }
 
-static int wl_print(const struct wl_opts *o, const struct hs_kvmload_vm *vms, uint64_t wall_ns)
+/* Per VM its CPU's hand-overs (when pinned alone there: one VM per CPU), and all of them. */
+static void wl_print_handovers(FILE *f, const struct wl_opts *o, const uint64_t *cpu,
+			       unsigned int ncpus, unsigned int vm)
+{
+	int c = o->p.vcpu_cpus ? o->p.vcpu_cpus[vm] : -1;
+	bool alone = c >= 0 && (unsigned int)c < ncpus;
+
+	for (unsigned int i = 0; alone && i < o->p.nvms; i++)
+		alone = i == vm || o->p.vcpu_cpus[i] != c;
+	if (!cpu || !alone)
+		fprintf(f, ",\"handovers\":null");
+	else
+		fprintf(f, ",\"handovers\":%llu", (unsigned long long)cpu[c]);
+}
+
+static int wl_print(const struct wl_opts *o, const struct hs_kvmload_vm *vms, uint64_t wall_ns,
+		    const uint64_t *cpu_handovers, unsigned int ncpus)
 {
 	FILE *f = o->out ? fopen(o->out, "w") : stdout;
 	uint64_t total = 0;
@@ -271,9 +295,20 @@ static int wl_print(const struct wl_opts *o, const struct hs_kvmload_vm *vms, ui
 			(unsigned long long)vms[i].halts, (unsigned long long)vms[i].irqs,
 			(unsigned long long)vms[i].vcpu_cpu_ns, (long long)vms[i].halt_poll_ns);
 		wl_print_stats(f, &vms[i]);
+		wl_print_handovers(f, o, cpu_handovers, ncpus, i);
 		fputc('}', f);
 	}
-	fprintf(f, "]}\n");
+	fprintf(f, "]");
+	if (cpu_handovers) {
+		uint64_t all = 0;
+
+		for (unsigned int c = 0; c < ncpus; c++)
+			all += cpu_handovers[c];
+		fprintf(f, ",\"handovers\":%llu", (unsigned long long)all);
+	} else {
+		fprintf(f, ",\"handovers\":null");
+	}
+	fprintf(f, "}\n");
 	if ((o->out ? fclose(f) : fflush(f)) != 0) {
 		perror(o->out ? o->out : "stdout");
 		return HS_ERR_OUTPUT;
@@ -286,7 +321,9 @@ int main(int argc, char **argv)
 	static struct wl_opts o;
 	struct hs_kvmload_vm *vms;
 	struct hs_error err;
-	uint64_t wall_ns = 0;
+	struct hs_handover *ho = NULL;
+	uint64_t wall_ns = 0, *cpu;
+	unsigned int ncpus;
 	int r;
 
 	hs_error_clear(&err);
@@ -298,12 +335,33 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hs-workload: out of memory\n");
 		return HS_ERR_RUNTIME;
 	}
-	r = hs_kvmload_run(&o.p, vms, &wall_ns, &err);
-	if (r) {
-		free(vms);
-		return wl_fail(&err);
+	if (o.handovers) {
+		char glob[64];
+
+		hs_vmm_vcpu_thread_glob((enum hs_vmm)o.p.vcpu_names, glob, sizeof(glob));
+		r = hs_handover_start(&ho, glob, &err);
+		if (r) {
+			free(vms);
+			return wl_fail(&err);
+		}
 	}
-	r = wl_print(&o, vms, wall_ns);
+	r = hs_kvmload_run(&o.p, vms, &wall_ns, &err);
+	ncpus = ho ? hs_handover_ncpus(ho) : 0;
+	cpu = ho ? calloc(ncpus ? ncpus : 1, sizeof(*cpu)) : NULL;
+	for (unsigned int c = 0; cpu && c < ncpus; c++)
+		if (hs_handover_count(ho, c, &cpu[c]) < 0) {
+			fprintf(stderr, "hs-workload: cannot read the hand-over count of CPU %u\n", c);
+			free(cpu);
+			cpu = NULL;
+		}
+	hs_handover_stop(ho);
+	if (!r && ho && !cpu)
+		r = hs_error_set(&err, HS_ERR_RUNTIME, "hand-overs not counted");
+	if (!r)
+		r = wl_print(&o, vms, wall_ns, cpu, ncpus);
+	else
+		r = wl_fail(&err);
+	free(cpu);
 	free(vms);
 	return r;
 }

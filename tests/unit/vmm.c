@@ -3,6 +3,7 @@
  * lib/vmm.c: vCPU indices from the thread names VMMs give, VM names from
  * their command lines, and names that only look like them.
  */
+#include <fnmatch.h>
 #include <string.h>
 
 #include "../../lib/vmm.h"
@@ -34,18 +35,23 @@ static void test_indices(void)
 /* Every VMM's own name for a vCPU thread reads back as its index. */
 static void test_round_trip(void)
 {
-	char name[16];
+	char name[16], glob[32];
 	int bad = 0;
 
 	for (int v = 0; v < HS_VMM_COUNT; v++) {
+		hs_vmm_vcpu_thread_glob((enum hs_vmm)v, glob, sizeof(glob));
 		for (unsigned int i = 0; i < 300; i += 7) {
 			hs_vmm_vcpu_thread_name((enum hs_vmm)v, i, name, sizeof(name));
 			bad += hs_vmm_vcpu_index(name) != (int)i;
+			/* the hand-over filter's glob matches every name (fnmatch as ftrace) */
+			bad += fnmatch(glob, name, 0) != 0;
 		}
 		bad += hs_vmm_from_name(hs_vmm_name((enum hs_vmm)v)) != v;
 	}
 	CHECK_EQ_U64(bad, 0, "vmm_names_round_trip");
 	CHECK(hs_vmm_from_name("vmware") == -1, "vmm_unknown_name");
+	hs_vmm_vcpu_thread_glob(HS_VMM_QEMU, glob, sizeof(glob));
+	CHECK(!strcmp(glob, "CPU */KVM") && fnmatch(glob, "CPU 1/TCG", 0), "vmm_glob_qemu");
 }
 
 static void vm_name(const char *argv, size_t len, const char *want, const char *name)
