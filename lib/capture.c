@@ -502,13 +502,19 @@ unsigned int hs_capture_ncpus(const struct hs_capture *c)
 	return c->ncpus;
 }
 
-int hs_capture_lost_now(const struct hs_capture *c, unsigned int cpu, uint64_t *lost)
+/* The kernel's per-CPU ring-buffer stats of the instance (malloc'd), or NULL. */
+static char *capture_cpu_stats(const struct hs_capture *c, unsigned int cpu)
 {
 	char path[64];
-	char *s;
 
 	snprintf(path, sizeof(path), "per_cpu/cpu%u/stats", cpu);
-	s = c->inst ? tracefs_instance_file_read(c->inst, path, NULL) : NULL;
+	return c->inst ? tracefs_instance_file_read(c->inst, path, NULL) : NULL;
+}
+
+int hs_capture_lost_now(const struct hs_capture *c, unsigned int cpu, uint64_t *lost)
+{
+	char *s = capture_cpu_stats(c, cpu);
+
 	if (!s)
 		return -1;
 	*lost = stat_value(s, "\noverrun: ") + stat_value(s, "\ndropped events: ");
@@ -518,11 +524,8 @@ int hs_capture_lost_now(const struct hs_capture *c, unsigned int cpu, uint64_t *
 
 int hs_capture_events_now(const struct hs_capture *c, unsigned int cpu, uint64_t *events)
 {
-	char path[64];
-	char *s;
+	char *s = capture_cpu_stats(c, cpu);
 
-	snprintf(path, sizeof(path), "per_cpu/cpu%u/stats", cpu);
-	s = c->inst ? tracefs_instance_file_read(c->inst, path, NULL) : NULL;
 	if (!s)
 		return -1;
 	/* without a reader nothing leaves the buffer but what is overwritten or dropped */
@@ -532,14 +535,12 @@ int hs_capture_events_now(const struct hs_capture *c, unsigned int cpu, uint64_t
 	return 0;
 }
 
+
 static void capture_read_stats(struct hs_capture *c)
 {
 	for (unsigned int i = 0; i < c->ncpus; i++) {
-		char path[64];
-		char *s;
+		char *s = capture_cpu_stats(c, i);
 
-		snprintf(path, sizeof(path), "per_cpu/cpu%u/stats", i);
-		s = tracefs_instance_file_read(c->inst, path, NULL);
 		if (!s)
 			continue;
 		c->lost[i] = stat_value(s, "\noverrun: ") + stat_value(s, "\ndropped events: ");
