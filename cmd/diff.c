@@ -84,11 +84,18 @@ static int diff_parse_args(int argc, char **argv, struct diff_params *p)
 	return 0;
 }
 
-/* One input into its own report, without advice or what-if. */
+/*
+ * One input into its own report, without advice: the what-if runs one
+ * candidate only, for what its self-check infers, the maximum each VM had
+ * in force (a VMM may set its own).
+ */
 static int diff_load(const char *path, struct hs_report *rep, struct hs_error *err)
 {
-	struct hs_account_opts ao = { .no_whatif = true };
+	struct hs_account_opts ao = { .no_whatif = false };
 	struct hs_report_filter all = { .vcpu = -1 };
+
+	cmd_whatif_defaults(&ao.whatif);
+	ao.whatif.ncandidates = 1;
 
 	return hs_report_load(&hs_input_source, path, &ao, &all, NULL, rep, err);
 }

@@ -18,6 +18,8 @@ static json_t *diff_json_side(struct hs_jw *j, const struct hs_diff_side *s)
 	hs_jw_put(j, o, "source", hs_jw_str(s->source, sizeof(s->source)));
 	hs_jw_put(j, o, "duration_s", hs_jw_num(s->duration_s));
 	hs_jw_put(j, o, "halt_poll_ns", hs_jw_i64_known(s->halt_poll_ns));
+	hs_jw_put(j, o, "vms_own_max", json_integer(s->vms_own_max));
+	hs_jw_put(j, o, "vm_max_ns", s->vm_max_ns >= 0 ? json_integer(s->vm_max_ns) : json_null());
 	hs_jw_put(j, o, "vcpus", json_integer(s->nvcpus));
 	hs_jw_put(j, o, "lost_events", hs_jw_u64(s->lost_events));
 	return o;

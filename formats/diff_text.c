@@ -77,12 +77,19 @@ static void diff_table(FILE *out, const struct hs_diff_row *r, bool color)
 
 static void diff_side_line(FILE *out, char name, const struct hs_diff_side *s)
 {
-	char hp[32];
+	char hp[96];
 
 	if (s->halt_poll_ns >= 0)
 		snprintf(hp, sizeof(hp), "%lld", (long long)s->halt_poll_ns);
 	else
 		snprintf(hp, sizeof(hp), "unknown");
+	if (s->vms_own_max && s->vm_max_ns >= 0)
+		snprintf(hp + strlen(hp), sizeof(hp) - strlen(hp), " (module; %u VM%s set%s its own: %lld)",
+			 s->vms_own_max, s->vms_own_max == 1 ? "" : "s", s->vms_own_max == 1 ? "s" : "",
+			 (long long)s->vm_max_ns);
+	else if (s->vms_own_max)
+		snprintf(hp + strlen(hp), sizeof(hp) - strlen(hp), " (module; %u VMs set their own)",
+			 s->vms_own_max);
 	fprintf(out, "%c: %s  (%.3f s, %u vCPUs, halt_poll_ns %s, lost events %llu)\n", name,
 		s->source, s->duration_s, s->nvcpus, hp, (unsigned long long)s->lost_events);
 }

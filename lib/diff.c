@@ -168,6 +168,15 @@ static void diff_side(struct hs_diff_side *s, const struct hs_report *r)
 	s->source[sizeof(s->source) - 1] = '\0';
 	s->duration_s = r->duration_s;
 	s->halt_poll_ns = r->meta.halt_poll_ns;
+	s->vms_own_max = 0;
+	s->vm_max_ns = -1;
+	for (unsigned int i = 0; i < r->nvms; i++) {
+		const struct hs_max_in_force *m = &r->vms[i].max;
+
+		if (m->source != HS_MAX_CONTRADICTED || m->max_ns < 0)
+			continue;
+		s->vm_max_ns = !s->vms_own_max++ || s->vm_max_ns == m->max_ns ? m->max_ns : -2;
+	}
 	s->nvcpus = r->nvcpus;
 	s->lost_events = r->meta.lost_events;
 }

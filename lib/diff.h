@@ -63,6 +63,13 @@ struct hs_diff_side {
 	char source[4096];
 	double duration_s;
 	int64_t halt_poll_ns;		/* module parameter at record time, -1 unknown */
+	/*
+	 * VMs whose window events show a maximum of their own (their VMM sets
+	 * KVM_CAP_HALT_POLL, lib/whatif_max.c), and that maximum: -1 none,
+	 * -2 when they differ.
+	 */
+	unsigned int vms_own_max;
+	int64_t vm_max_ns;
 	unsigned int nvcpus;
 	uint64_t lost_events;
 };

@@ -109,6 +109,20 @@ assert [(u["side"], u["vm"], u["vcpu"], u["tid"]) for u in d["unmatched"]] == [(
 "$HALTSTAT" diff "$TMP/c.dat" "$TMP/a.dat" >"$TMP/un.txt"
 check diff-unmatched-text grep -q 'only in A: db vCPU 1 (tid 9102), 2000 halts' "$TMP/un.txt"
 
+# A VMM that sets its own maximum (KVM_CAP_HALT_POLL): the real recordings
+# were made at per-VM 0 and 300000 under a module 200000, and each side says
+# the maximum its VM had, inferred from the window events
+R=$HS_TOP/tests/data/real-kvm
+if xz -dc "$R/cyc40-150-800-hp0-r1-slice.dat.xz" >"$TMP/v0.dat" &&
+   xz -dc "$R/cyc40-150-800-hp300000-r1-slice.dat.xz" >"$TMP/v3.dat"; then
+	"$HALTSTAT" diff "$TMP/v0.dat" "$TMP/v3.dat" >"$TMP/vm.txt" 2>&1
+	check diff-vm-own-max grep -q '^B: .*halt_poll_ns 200000 (module; 1 VM sets its own: 300000)' "$TMP/vm.txt"
+	"$HALTSTAT" diff --json "$TMP/v0.dat" "$TMP/v3.dat" >"$TMP/vm.json" 2>&1
+	check_eq diff-vm-own-max-json "0 300000" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["a"]["vm_max_ns"], d["b"]["vm_max_ns"])' "$TMP/vm.json")"
+else
+	fail diff-vm-own-max "cannot decompress the real recordings"
+fi
+
 # Errors: usage 2, unreadable input 3, help 0.
 "$HALTSTAT" diff "$TMP/a.dat" >/dev/null 2>&1
 check_eq diff-one-arg 2 $?
