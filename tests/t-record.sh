@@ -152,7 +152,8 @@ for c in "nodir|$TMP/nodir/x.dat|No such file or directory" \
 	rc=$?
 	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 	check_eq "record_err_${name}_exit" 7 $rc
-	[ $ms -lt 1000 ] && ok "record_err_${name}_at_once" || fail "record_err_${name}_at_once" "took $ms ms"
+	# at once: well before the 10 s asked for (under strace on a loaded host, 2 s is seen)
+	[ $ms -lt 5000 ] && ok "record_err_${name}_at_once" || fail "record_err_${name}_at_once" "took $ms ms"
 	check_eq "record_err_${name}_message" "haltstat: cannot create $path: $reason" "$(cat "$TMP/e.err")"
 	if have strace; then
 		check_eq "record_err_${name}_no_instance" "" "$(grep -c 'instances/haltstat_' "$TMP/e.strace" | grep -v '^0$')"
