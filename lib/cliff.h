@@ -10,8 +10,9 @@
  * Cliffs in a what-if table: where the hit rate turns on a few
  * microseconds. Between two neighbouring candidates (the larger at most
  * HS_CLIFF_SPAN times the smaller) the hit rate moves by HS_CLIFF_JUMP or
- * more, or one candidate's own prediction interval is that wide: a
- * setting there can land anywhere in between on the real host.
+ * more, or the replays of one candidate's interval (without its sampling
+ * spread) are that far apart: a setting there can land anywhere in between
+ * on the real host.
  */
 #define HS_CLIFF_JUMP 0.10	/* of the halts */
 #define HS_CLIFF_SPAN 1.5

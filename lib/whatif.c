@@ -420,6 +420,7 @@ static void hs_whatif_row_fill(struct hs_whatif_row *row, const struct hs_sim *s
 static void hs_whatif_row_point_only(struct hs_whatif_row *row)
 {
 	row->hit_rate_low = row->hit_rate_high = row->hit_rate;
+	row->hit_rate_replay_low = row->hit_rate_replay_high = row->hit_rate;
 	row->poll_cpu_s_low = row->poll_cpu_s_high = row->poll_cpu_s;
 }
 
@@ -502,6 +503,10 @@ void hs_whatif_rows_sum(struct hs_whatif_row *into, const struct hs_whatif_row *
 					  a->halts;
 			a->hit_rate_high = (a->hit_rate_high * before + b->hit_rate_high * b->halts) /
 					   a->halts;
+			a->hit_rate_replay_low = (a->hit_rate_replay_low * before +
+						  b->hit_rate_replay_low * b->halts) / a->halts;
+			a->hit_rate_replay_high = (a->hit_rate_replay_high * before +
+						   b->hit_rate_replay_high * b->halts) / a->halts;
 		}
 		a->poll_cpu_s_low += b->poll_cpu_s_low;
 		a->poll_cpu_s_high += b->poll_cpu_s_high;

@@ -44,10 +44,16 @@ struct hs_whatif_row {
 	/*
 	 * Prediction interval (whatif_iv.c): the other wake model, the
 	 * wake-up overhead's range and perturbed times to wake, replayed,
-	 * with the point's sampling spread. Sums add the vCPUs' bounds.
+	 * with the sampling spread. Sums add the vCPUs' bounds.
 	 */
 	double hit_rate_low, hit_rate_high;	/* 0..1 */
 	double poll_cpu_s_low, poll_cpu_s_high;
+	/*
+	 * The replays' hit rates alone, without the sampling spread: how far
+	 * the path forks on a few microseconds (a cliff, lib/cliff.c), where
+	 * the full interval may be wide only for a short recording.
+	 */
+	double hit_rate_replay_low, hit_rate_replay_high;
 };
 
 /*
