@@ -78,21 +78,36 @@ static uint64_t hs_whatif_delta_sample(const struct hs_whatif *w, const struct h
 	return r->ns - (uint64_t)win;
 }
 
+/*
+ * The buffered misses' samples, ascending, into s (room for nbuf); *cut
+ * counts the evidence of cut polls. Returns how many.
+ */
+static unsigned int hs_whatif_delta_samples(const struct hs_whatif *w, uint64_t *s,
+					    unsigned int *cut)
+{
+	unsigned int n = 0;
+
+	*cut = 0;
+	for (unsigned int i = 0; i < w->nbuf; i++) {
+		bool evidence;
+		uint64_t sm = hs_whatif_delta_sample(w, &w->buf[i], &evidence);
+
+		*cut += evidence;
+		if (sm != UINT64_MAX)
+			s[n++] = sm;
+	}
+	qsort(s, n, sizeof(*s), hs_whatif_u64_cmp);
+	return n;
+}
+
 void hs_whatif_estimate_delta(struct hs_whatif *w)
 {
 	uint64_t *samples = w->nbuf ? malloc(sizeof(*samples) * w->nbuf) : NULL;
 	unsigned int n = 0, cut = 0, rank;
 
-	for (unsigned int i = 0; samples && i < w->nbuf; i++) {
-		bool evidence;
-		uint64_t sm = hs_whatif_delta_sample(w, &w->buf[i], &evidence);
-
-		cut += evidence;
-		if (sm != UINT64_MAX)
-			samples[n++] = sm;
-	}
+	if (samples)
+		n = hs_whatif_delta_samples(w, samples, &cut);
 	if (n) {
-		qsort(samples, n, sizeof(*samples), hs_whatif_u64_cmp);
 		rank = cut ? n / HS_WHATIF_DELTA_QUANTILE + cut / 2 : 0;
 		if (rank >= n)
 			rank = n - 1;
@@ -109,33 +124,30 @@ void hs_whatif_estimate_delta(struct hs_whatif *w)
  * The range of Δ the interval replays. Δ is a floor (see the estimate):
  * most wake-ups cost more than the quickest, and a recording at 0 cannot
  * tell a wait's time to wake from its overhead. The low end is half the
- * estimate, the high end the tenth percentile of the same samples (of the
- * waits themselves when no window was known), at most 50 us above it.
+ * estimate, the high end the tenth percentile of the same samples (cut
+ * polls left out, as there; the waits themselves when no window was
+ * known), at most 50 us above it.
  */
 static void hs_whatif_delta_range(struct hs_whatif *w)
 {
 	uint64_t *s = malloc(sizeof(*s) * (w->nbuf ? w->nbuf : 1));
-	unsigned int n = 0;
+	unsigned int n, cut;
 
 	w->delta_lo = w->delta / 2;
 	w->delta_hi = w->delta;
 	if (!s)
 		return;
-	for (int pass = 0; pass < 2 && !n; pass++)
+	n = hs_whatif_delta_samples(w, s, &cut);
+	if (!n) {
 		for (unsigned int i = 0; i < w->nbuf; i++) {
 			const struct hs_whatif_rec *r = &w->buf[i];
-			int64_t win = hs_whatif_window(w, r);
 
-			if (!r->waited || !r->reliable || !r->valid)
-				continue;
-			if (pass == 0 && (win < 0 || r->ns < (uint64_t)win + HS_WHATIF_DELTA_FLOOR))
-				continue;
-			if (pass == 1 && r->ns < HS_WHATIF_DELTA_FLOOR)
-				continue;
-			s[n++] = r->ns - (pass == 0 ? (uint64_t)win : 0);
+			if (r->waited && r->reliable && r->valid && r->ns >= HS_WHATIF_DELTA_FLOOR)
+				s[n++] = r->ns;
 		}
-	if (n) {
 		qsort(s, n, sizeof(*s), hs_whatif_u64_cmp);
+	}
+	if (n) {
 		uint64_t p10 = s[n / 10], cap = w->delta + HS_WHATIF_DELTA_SPAN;
 
 		w->delta_hi = p10 > cap ? cap : p10 > w->delta ? p10 : w->delta;
