@@ -432,13 +432,28 @@ static bool hs_txt_guest_poll(const char *p, const char *e, struct hs_event *ev)
 	       hs_txt_window(p, e, &g->new_ns, &g->old_ns, &g->grow);
 }
 
-/* The last occurrence of literal lit (n bytes) in [s, e), or NULL. */
-static const char *hs_txt_rfind(const char *s, const char *e, const char *lit, size_t n)
+/* [a, a + n) holds the n bytes of b: short literals, compared in line. */
+static inline bool hs_txt_same(const char *a, const char *b, size_t n)
+{
+	while (n && *a == *b) {
+		a++;
+		b++;
+		n--;
+	}
+	return !n;
+}
+
+/*
+ * The last occurrence of literal lit (n >= 1 bytes) in [s, e), or NULL.
+ * A sched_switch line is searched four times: a byte loop, with no call
+ * per candidate, keeps those lines cheap.
+ */
+static inline const char *hs_txt_rfind(const char *s, const char *e, const char *lit, size_t n)
 {
 	size_t len = (size_t)(e - s);
 
 	for (size_t i = len >= n ? len - n + 1 : 0; i > 0; i--)
-		if (!memcmp(s + i - 1, lit, n))
+		if (s[i - 1] == lit[0] && hs_txt_same(s + i, lit + 1, n - 1))
 			return s + i - 1;
 	return NULL;
 }
