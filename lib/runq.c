@@ -219,6 +219,16 @@ void hs_runq_halt(const struct hs_runq *q, int cpu, int tid, uint64_t start, uin
 	*out = (struct hs_runq_halt){ .known = false, .cut_ns = UINT64_MAX, .slept_ns = UINT64_MAX };
 	if (!c || !c->known || c->known_since > start || !c->count)
 		return;
+	idx = (c->head + HS_RUNQ_HISTORY - 1) % HS_RUNQ_HISTORY;
+	if (c->hist[idx].ts <= start) {
+		/* the usual halt: nothing changed on its CPU while it lasted */
+		out->known = true;
+		if (runq_other(&c->hist[idx], tid)) {
+			out->cut_ns = 0;
+			out->busy_ns = end > start ? end - start : 0;
+		}
+		return;
+	}
 	for (;;) {
 		idx = (c->head + HS_RUNQ_HISTORY - 1 - back) % HS_RUNQ_HISTORY;
 		if (c->hist[idx].ts <= start)
