@@ -107,10 +107,13 @@ static void runq_mark(struct hs_runq_cpu *c, uint64_t ts, bool force, int32_t le
 {
 	uint32_t n = c->overflow ? HS_RUNQ_MANY : c->n;
 	int32_t sole = n == 1 ? c->pids[0] : -1;
+	struct hs_runq_mark mark;
 	if (!force && !left && c->count && c->newest.n == n && c->newest.sole == sole)
 		return;
-	c->newest = (struct hs_runq_mark){ ts, n, sole, left };
-	c->hist[c->head] = c->newest;
+	/* both stores from registers: a load of the first would stall on its parts */
+	mark = (struct hs_runq_mark){ ts, n, sole, left };
+	c->hist[c->head] = mark;
+	c->newest = mark;
 	c->head = (c->head + 1) % HS_RUNQ_HISTORY;
 	if (c->count < HS_RUNQ_HISTORY)
 		c->count++;
