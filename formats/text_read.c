@@ -432,13 +432,28 @@ static bool hs_txt_guest_poll(const char *p, const char *e, struct hs_event *ev)
 	       hs_txt_window(p, e, &g->new_ns, &g->old_ns, &g->grow);
 }
 
-/* The last occurrence of literal lit (n bytes) in [s, e), or NULL. */
-static const char *hs_txt_rfind(const char *s, const char *e, const char *lit, size_t n)
+/* [a, a + n) holds the n bytes of b: short literals, compared in line. */
+static inline bool hs_txt_same(const char *a, const char *b, size_t n)
+{
+	while (n && *a == *b) {
+		a++;
+		b++;
+		n--;
+	}
+	return !n;
+}
+
+/*
+ * The last occurrence of literal lit (n >= 1 bytes) in [s, e), or NULL.
+ * A sched_switch line is searched four times: a byte loop, with no call
+ * per candidate, keeps those lines cheap.
+ */
+static inline const char *hs_txt_rfind(const char *s, const char *e, const char *lit, size_t n)
 {
 	size_t len = (size_t)(e - s);
 
 	for (size_t i = len >= n ? len - n + 1 : 0; i > 0; i--)
-		if (!memcmp(s + i - 1, lit, n))
+		if (s[i - 1] == lit[0] && hs_txt_same(s + i, lit + 1, n - 1))
 			return s + i - 1;
 	return NULL;
 }
@@ -466,6 +481,45 @@ static bool hs_txt_sched_pid(const char *s, const char *e, const char *label, si
 	return d > s && d[-1] == ':' && hs_txt_i32(d, q, pid);
 }
 
+/* lit (n bytes) ends at r, within [s, r): where it starts, else NULL. */
+static inline const char *hs_txt_before(const char *s, const char *r, const char *lit, size_t n)
+{
+	return (size_t)(r - s) >= n && hs_txt_same(r - n, lit, n) ? r - n : NULL;
+}
+
+/* "LABEL=N" ending at r, the digits read into v: where the label starts, else NULL. */
+static const char *hs_txt_rfield(const char *s, const char *r, const char *label, size_t n,
+				 int32_t *v)
+{
+	const char *d = hs_txt_rdigits(s, r);
+
+	return d < r && hs_txt_i32(d, r, v) ? hs_txt_before(s, d, label, n) : NULL;
+}
+
+/*
+ * The kernel's and perf's sched_switch read from its fixed end
+ * "prev_pid=1 prev_prio=120 prev_state=R+ ==> next_comm=B next_pid=2 next_prio=120",
+ * so only next_comm is searched. It gives what the searches of
+ * hs_txt_sched_switch would: nothing after either label holds it again,
+ * and no " ==> " starts later than 4 bytes before " next_pid=". False:
+ * another form, left to the searches.
+ */
+static bool hs_txt_sched_switch_tail(const char *p, const char *e, struct hs_sched_switch *sw)
+{
+	const char *t, *arrow, *st;
+	int32_t prio;
+
+	t = hs_txt_rfield(p, e, " next_prio=", 11, &prio);
+	t = t ? hs_txt_rfield(p, t, " next_pid=", 10, &sw->next_pid) : NULL;
+	arrow = t ? hs_txt_rfind(p, t + 1, " ==> ", 5) : NULL;
+	st = arrow ? hs_txt_rfind(p, arrow, "prev_state=", 11) : NULL;
+	t = st && st > p && st[-1] == ' ' ? hs_txt_rfield(p, st - 1, " prev_prio=", 11, &prio) : NULL;
+	if (!t || !hs_txt_rfield(p, t, "prev_pid=", 9, &sw->prev_pid) || st + 11 >= arrow)
+		return false;
+	sw->prev_runnable = st[11] == 'R';
+	return true;
+}
+
 /*
  * "prev_comm=A prev_pid=1 prev_prio=120 prev_state=R+ ==> next_comm=B next_pid=2 next_prio=120"
  * (kernel, perf) or "A:1 [120] R+ ==> B:2 [120]" (trace-cmd). The state is
@@ -473,8 +527,12 @@ static bool hs_txt_sched_pid(const char *s, const char *e, const char *label, si
  */
 static bool hs_txt_sched_switch(const char *p, const char *e, struct hs_event *ev)
 {
-	const char *arrow = hs_txt_rfind(p, e, " ==> ", 5), *st;
+	const char *arrow, *st;
 	struct hs_sched_switch *sw = &ev->sched_switch;
+
+	if (hs_txt_sched_switch_tail(p, e, sw))
+		return true;
+	arrow = hs_txt_rfind(p, e, " ==> ", 5);
 
 	if (!arrow)
 		return false;

@@ -107,6 +107,7 @@ int hs_ev_layout_init(struct hs_ev_layout *lay, struct tep_handle *tep, bool swa
 	int found = 0;
 
 	memset(lay, 0, sizeof(*lay));
+	memset(lay->slot, -1, sizeof(lay->slot));
 	lay->swap = swap;
 	for (int k = 0; k < HS_EV_NKINDS; k++) {
 		struct hs_ev_desc *d = &lay->ev[k];
@@ -119,7 +120,7 @@ int hs_ev_layout_init(struct hs_ev_layout *lay, struct tep_handle *tep, bool swa
 		if (!e || e->id < 0 || e->id > 0xffff)
 			continue;
 		d->id = e->id;
-		lay->idmask |= 1ull << (e->id & 63);
+		lay->slot[e->id & 63] = lay->slot[e->id & 63] == -1 ? (int8_t)k : HS_EV_SLOT_SHARED;
 		ev_field_set(&d->pid, tep_find_common_field(e, "common_pid"));
 		d->need = ev_field_end(d->pid);
 		for (int i = 0; i < HS_EV_NFIELDS && ev_table[k].fields[i]; i++) {

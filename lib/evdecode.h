@@ -65,9 +65,12 @@ struct hs_ev_desc {
 /* Event ids and field layouts, indexed by enum hs_event_kind - 1. */
 struct hs_ev_layout {
 	struct hs_ev_desc ev[HS_EV_NKINDS];
-	uint64_t idmask;	/* bit id % 64 of each present id: most records fail it */
+	/* by id % 64: the one kind whose id falls there, HS_EV_SLOT_SHARED, or -1 (most records) */
+	int8_t slot[64];
 	bool swap;		/* the recording's byte order differs from ours */
 };
+
+#define HS_EV_SLOT_SHARED (-2)	/* two kinds' ids share the slot: search them */
 
 /* Looks the kinds of mask up in tep once. Returns how many exist. */
 int hs_ev_layout_init(struct hs_ev_layout *lay, struct tep_handle *tep, bool swap,
@@ -128,11 +131,14 @@ static inline const char *hs_ev_text(const unsigned char *p, size_t len, struct 
 	return (const char *)p + f.off;
 }
 
+/* A lookup, not a search: records of different kinds alternate, a search's exit mispredicts. */
 static inline int hs_ev_kind(const struct hs_ev_layout *lay, int id)
 {
-	if (!(lay->idmask >> (id & 63) & 1))
-		return -1;
-	for (int k = 0; k < HS_EV_NKINDS; k++)
+	int k = lay->slot[id & 63];
+
+	if (k != HS_EV_SLOT_SHARED)
+		return k >= 0 && lay->ev[k].id == id ? k : -1;
+	for (k = 0; k < HS_EV_NKINDS; k++)
 		if (lay->ev[k].id == id)
 			return k;
 	return -1;

@@ -21,15 +21,20 @@ struct hs_runq_mark {
 	int32_t left;		/* the task that went to sleep here, 0: none */
 };
 
+/*
+ * What a halt looks at first sits in one cache line, ahead of the task
+ * list and the history: most halts need nothing more (hs_runq_halt).
+ */
 struct hs_runq_cpu {
-	int32_t pids[HS_RUNQ_TASKS];
-	uint32_t n;
-	bool overflow;		/* more tasks than pids[] holds: "many" until idle */
-	bool known;		/* a sched_switch was seen here since the start or a loss */
-	uint64_t known_since;
-	struct hs_runq_mark hist[HS_RUNQ_HISTORY];
-	unsigned int head;	/* next slot to write */
+	_Alignas(64) unsigned int head;	/* next slot to write */
 	unsigned int count;	/* marks held, up to HS_RUNQ_HISTORY */
+	bool known;		/* a sched_switch was seen here since the start or a loss */
+	bool overflow;		/* more tasks than pids[] holds: "many" until idle */
+	uint64_t known_since;
+	struct hs_runq_mark newest;	/* hist[head - 1], when count > 0 */
+	uint32_t n;
+	int32_t pids[HS_RUNQ_TASKS];
+	struct hs_runq_mark hist[HS_RUNQ_HISTORY];
 };
 
 struct hs_runq_where {
@@ -78,8 +83,12 @@ static struct hs_runq_cpu *runq_cpu(struct hs_runq *q, int cpu)
 		q->cpu = nc;
 		q->ncpu = n;
 	}
-	if (!q->cpu[cpu])
-		q->cpu[cpu] = calloc(1, sizeof(struct hs_runq_cpu));
+	if (!q->cpu[cpu]) {
+		/* sizeof is a multiple of the alignment, as aligned_alloc wants */
+		q->cpu[cpu] = aligned_alloc(_Alignof(struct hs_runq_cpu), sizeof(struct hs_runq_cpu));
+		if (q->cpu[cpu])
+			memset(q->cpu[cpu], 0, sizeof(struct hs_runq_cpu));
+	}
 	return q->cpu[cpu];
 }
 
@@ -98,12 +107,13 @@ static void runq_mark(struct hs_runq_cpu *c, uint64_t ts, bool force, int32_t le
 {
 	uint32_t n = c->overflow ? HS_RUNQ_MANY : c->n;
 	int32_t sole = n == 1 ? c->pids[0] : -1;
-	struct hs_runq_mark *last = c->count ?
-		&c->hist[(c->head + HS_RUNQ_HISTORY - 1) % HS_RUNQ_HISTORY] : NULL;
-
-	if (!force && !left && last && last->n == n && last->sole == sole)
+	struct hs_runq_mark mark;
+	if (!force && !left && c->count && c->newest.n == n && c->newest.sole == sole)
 		return;
-	c->hist[c->head] = (struct hs_runq_mark){ ts, n, sole, left };
+	/* both stores from registers: a load of the first would stall on its parts */
+	mark = (struct hs_runq_mark){ ts, n, sole, left };
+	c->hist[c->head] = mark;
+	c->newest = mark;
 	c->head = (c->head + 1) % HS_RUNQ_HISTORY;
 	if (c->count < HS_RUNQ_HISTORY)
 		c->count++;
@@ -219,6 +229,15 @@ void hs_runq_halt(const struct hs_runq *q, int cpu, int tid, uint64_t start, uin
 	*out = (struct hs_runq_halt){ .known = false, .cut_ns = UINT64_MAX, .slept_ns = UINT64_MAX };
 	if (!c || !c->known || c->known_since > start || !c->count)
 		return;
+	if (c->newest.ts <= start) {
+		/* the usual halt: nothing changed on its CPU while it lasted */
+		out->known = true;
+		if (runq_other(&c->newest, tid)) {
+			out->cut_ns = 0;
+			out->busy_ns = end > start ? end - start : 0;
+		}
+		return;
+	}
 	for (;;) {
 		idx = (c->head + HS_RUNQ_HISTORY - 1 - back) % HS_RUNQ_HISTORY;
 		if (c->hist[idx].ts <= start)

@@ -748,6 +748,40 @@ static void test_sched(void)
 	fake_free(&a);
 }
 
+/*
+ * The kernel's sched_switch is read from its fixed end (hs_txt_sched_switch_tail):
+ * names that hold the labels or the arrow, and a negative prio (deadline
+ * tasks) that sends the line to the searches, read as those read them.
+ */
+static void test_sched_names(void)
+{
+	static const char text[] =
+		"  a-11 [000] d..2.  1.000001: sched_switch: prev_comm=a prev_pid=5 prev_prio=1 prev_state=S ==> b prev_pid=11 prev_prio=120 prev_state=R ==> next_comm=c next_pid=12 next_prio=120\n"
+		"  p-21 [000] d..2.  1.000002: sched_switch: prev_comm=p prev_pid=21 prev_prio=120 prev_state=S ==> next_comm=x ==> next_pid=22 next_prio=120\n"
+		"  dl-31 [000] d..2.  1.000003: sched_switch: prev_comm=dl prev_pid=31 prev_prio=-1 prev_state=R+ ==> next_comm=n next_pid=32 next_prio=-1\n"
+		"  q-41 [000] d..2.  1.000004: sched_switch: prev_comm=q prev_pid=41 prev_prio=120 prev_state=D ==> next_comm=next_pid=9 next_pid=42 next_prio=120\n";
+	struct fake a;
+	struct hs_error err;
+	const struct hs_event *ev;
+
+	CHECK(parse(&a, text, sizeof(text) - 1, &err) == HS_OK, "sched names: reads");
+	CHECK_EQ_U64(a.nev, 4, "sched names: 4 events");
+	if (a.nev != 4) {
+		fake_free(&a);
+		return;
+	}
+	ev = a.ev;
+	CHECK(ev[0].sched_switch.prev_pid == 11 && ev[0].sched_switch.prev_runnable &&
+	      ev[0].sched_switch.next_pid == 12, "sched names: labels and arrow in prev_comm");
+	CHECK(ev[1].sched_switch.prev_pid == 21 && !ev[1].sched_switch.prev_runnable &&
+	      ev[1].sched_switch.next_pid == 22, "sched names: next_comm ends in an arrow");
+	CHECK(ev[2].sched_switch.prev_pid == 31 && ev[2].sched_switch.prev_runnable &&
+	      ev[2].sched_switch.next_pid == 32, "sched names: negative prio, by the searches");
+	CHECK(ev[3].sched_switch.prev_pid == 41 && !ev[3].sched_switch.prev_runnable &&
+	      ev[3].sched_switch.next_pid == 42, "sched names: next_pid= in next_comm");
+	fake_free(&a);
+}
+
 static void test_real(void)
 {
 	static const char text[] =
@@ -930,6 +964,7 @@ int main(void)
 	test_lost();
 	test_exact();
 	test_sched();
+	test_sched_names();
 	test_real();
 	test_context();
 	test_errors();
