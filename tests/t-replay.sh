@@ -167,12 +167,16 @@ claim() {
 }
 # judge NAME STATUS SHARE WHAT MISS: ok when STATUS is 0; else a skip when other
 # work took more than a twentieth of a CPU (a quiet CPU is what these checks
-# need), else MISS (fail or claim) NAME with WHAT
+# need) or in the sanitized pass (its binaries are the waker: on a nested host
+# their load made wake-up IPIs take milliseconds, 349 of 3000 halts over 100 us
+# against 7, and the plain pass judges), else MISS (fail or claim) NAME with WHAT
 judge() {
 	if [ "$2" -eq 0 ]; then
 		ok "$1"
 	elif busy "$3"; then
 		skip "$1" "$4, while other work took $3 of a CPU"
+	elif [ "$SANITIZE" = 1 ]; then
+		skip "$1" "$4, in the sanitized build (the plain pass judges the timing)"
 	else
 		"$5" "$1" "$4 (other work: $3 of a CPU)"
 	fi
