@@ -158,7 +158,7 @@ install: haltstat man
 		$(DESTDIR)$(DATADIR)/haltstat
 	install -m 755 $(BUILD)/haltstat $(DESTDIR)$(BINDIR)/haltstat
 	install -m 644 formats/report.schema.json formats/diff.schema.json \
-		formats/top.schema.json $(DESTDIR)$(DATADIR)/haltstat/
+		formats/top.schema.json formats/replay.schema.json $(DESTDIR)$(DATADIR)/haltstat/
 	install -m 644 contrib/grafana/haltstat.json $(DESTDIR)$(DATADIR)/haltstat/grafana-dashboard.json
 	for f in doc/*.1 $(MAN_GEN); do [ -e "$$f" ] && install -m 644 $$f $(DESTDIR)$(MANDIR)/man1/; done; true
 	[ ! -e completions/haltstat.bash ] || install -m 644 completions/haltstat.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/haltstat

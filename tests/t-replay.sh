@@ -53,6 +53,17 @@ if "$HALTSTAT" replay -i s.dat --predict-only --no-pin --max-vcpus 2 --json \
 else
 	fail replay-predict-only "$(head -c 300 p.err)"
 fi
+# schema_check NAME FILE: FILE validates against formats/replay.schema.json
+schema_check() {
+	if python3 -c 'import jsonschema' 2>/dev/null; then
+		check "$1" python3 -c 'import json, sys, jsonschema
+jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))' \
+			"$HS_TOP/formats/replay.schema.json" "$2"
+	else
+		skip "$1" "python3-jsonschema not installed"
+	fi
+}
+schema_check replay-schema-predict-only p.json
 python3 - p.json s.json <<'PY' >p.cmp
 import json, sys
 r, s = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
@@ -234,6 +245,7 @@ if others_share "$HALTSTAT" replay -i r0.dat --settings 50000,200000,400000 --ru
 		judge replay-kvm-measured-$m $? "$OTHERS" "outside the interval; runs inside, mean, interval: $got" claim
 	done
 	check_eq replay-kvm-halts "True" "$(jget rp.json 'all(s["total"]["measured"]["halts"] == s["total"]["halts"] for s in d["settings"])')"
+	schema_check replay-kvm-schema rp.json
 	# hand-overs counted in every run: a share of the halts per setting
 	check_eq replay-kvm-handovers "True True" "$(jget rp.json '"%s %s" % (d["handovers_counted"], all(0 <= s["total"]["measured"]["handover_share"]["mean"] <= 1 for s in d["settings"]))')"
 else
