@@ -53,6 +53,7 @@ static json_t *rj_figures(struct hs_jw *j, const struct hs_replay *r, const stru
 	hs_jw_put(j, m, "poll_cpu_s", rj_spread(j, &f->poll_cpu_s, f->measured));
 	hs_jw_put(j, m, "vcpu_cpu_s", rj_spread(j, &f->vcpu_cpu_s, true));
 	hs_jw_put(j, m, "handover_share", rj_spread(j, &f->handover_share, f->handovers_known));
+	hs_jw_put(j, m, "steal_share", rj_spread(j, &f->steal_share, f->steal_known));
 	hs_jw_put(j, m, "runs_inside", f->measured ? json_integer(f->runs_inside) : json_null());
 	hs_jw_put(j, m, "inside", f->measured ? json_boolean(f->mean_inside) : json_null());
 	hs_jw_put(j, o, "measured", m);

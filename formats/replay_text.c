@@ -53,6 +53,15 @@ static void rt_spread(FILE *out, const struct hs_replay_spread *s, double scale,
 	fprintf(out, "  %-*s", width, buf);
 }
 
+/* A share's mean over the runs in percent, ? when unknown. */
+static void rt_share(FILE *out, bool known, const struct hs_replay_spread *s)
+{
+	if (known)
+		fprintf(out, " %6.1f", 100 * s->mean);
+	else
+		fprintf(out, " %6s", "?");
+}
+
 static void rt_row(FILE *out, const struct hs_replay *r, unsigned int s, unsigned int v,
 		   const char *pre)
 {
@@ -71,14 +80,12 @@ static void rt_row(FILE *out, const struct hs_replay *r, unsigned int s, unsigne
 		who, (unsigned long long)f->halts, 100 * f->pred_hit_rate, iv);
 	if (r->ran && f->measured) {
 		rt_spread(out, &f->hit_rate, 100, 1, 24);
-		if (f->handovers_known)
-			fprintf(out, " %6.1f", 100 * f->handover_share.mean);
-		else
-			fprintf(out, " %6s", "?");
+		rt_share(out, f->handovers_known, &f->handover_share);
+		rt_share(out, f->steal_known, &f->steal_share);
 		fprintf(out, " %-6s", f->runs_inside == r->opts.runs ? "yes" : f->runs_inside ?
 			"partly" : "no");
 	} else if (r->ran) {
-		fprintf(out, "  %-24s %6s %-6s", "n/a", "", "");
+		fprintf(out, "  %-24s %6s %6s %-6s", "n/a", "", "", "");
 	}
 	fprintf(out, "  %9.4f", f->pred_poll_cpu_s);
 	if (r->ran && f->measured)
@@ -95,7 +102,8 @@ static void rt_table(FILE *out, const struct hs_replay *r, const char *pre)
 	fprintf(out, "%s%12s  %-4s %9s  %7s %11s", pre, "halt_poll_ns", "vCPU", "halts", "hit% p",
 		"(interval)");
 	if (r->ran)
-		fprintf(out, "  %-24s %6s %-6s", "hit% measured (min..max)", "other%", "inside");
+		fprintf(out, "  %-24s %6s %6s %-6s", "hit% measured (min..max)", "other%", "steal%",
+			"inside");
 	fprintf(out, "  %9s", "poll s p");
 	if (r->ran)
 		fprintf(out, "  %-24s  %s", "poll s measured", "vCPU thread CPU s");
@@ -127,7 +135,10 @@ int hs_replay_write_text(FILE *out, const struct hs_replay *r, const char *sourc
 			"halt_poll_success_ns + halt_poll_fail_ns), mean over %u runs; %.1f s in VMs. "
 			"Other%%: halts in which the vCPU thread gave its CPU to another task "
 			"(sched_switch, counted in a tracefs instance), at most the hits other tasks "
-			"took away. Inside: every run's hit rate within the interval, its low end "
+			"took away. Steal%%: of the vCPUs' CPUs' time, what the hypervisor above this "
+			"machine ran instead (/proc/stat): it ends polls and delays wake-ups unseen, "
+			"so measurements fall below the interval when it is more than a fraction of "
+			"a percent. Inside: every run's hit rate within the interval, its low end "
 			"lowered by that run's other%% (partly: some runs).",
 			r->opts.runs, r->seconds);
 	else

@@ -17,11 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "handover.h"
 #include "kvmload.h"
 #include "replay.h"
 #include "sim.h"
+#include "sysinfo.h"
 #include "vmm.h"
 #include "whatif.h"
 #include "whatif_iv.h"
@@ -240,8 +242,10 @@ int hs_replay_prepare(struct hs_replay *r, const struct hs_account *acct,
 
 /* One run's samples: [vcpu] per vCPU, [nvcpus] the totals. */
 struct replay_samples {
-	double *hit, *poll, *cpu, *handover;	/* [(nvcpus + 1) * runs] */
+	double *hit, *poll, *cpu, *handover, *steal;	/* [(nvcpus + 1) * runs] */
 	bool measured;
+	bool steal_read;		/* the run's steal_before/after are set */
+	uint64_t wall_ns;
 	/* the run's hand-overs per CPU, or NULL when not counted */
 	const uint64_t *cpu_handovers;
 	unsigned int ncpus;
@@ -302,6 +306,40 @@ static void replay_sample_handovers(struct hs_replay *r, struct replay_samples *
 		replay_share((double)all, (double)halts);
 }
 
+/* CPU c's steal over the run as a share of its wall time, -1 unknown. */
+static double replay_cpu_steal(const struct hs_replay *r, const struct replay_samples *sm, int c)
+{
+	uint64_t d;
+
+	if (!sm->steal_read || !sm->wall_ns || c < 0 || (unsigned int)c >= r->nsteal)
+		return -1;
+	d = r->steal_after[c] > r->steal_before[c] ? r->steal_after[c] - r->steal_before[c] : 0;
+	return d < sm->wall_ns ? (double)d / sm->wall_ns : 1;
+}
+
+/* Per vCPU its CPU's steal; the total is the mean over the vCPUs' CPUs (every CPU unpinned). */
+static void replay_sample_steal(struct hs_replay *r, struct replay_samples *sm, unsigned int run)
+{
+	unsigned int runs = r->opts.runs, t = r->nvcpus, n = 0;
+	double sum = 0;
+
+	for (unsigned int v = 0; v < r->nvcpus; v++)
+		sm->steal[v * runs + run] = replay_cpu_steal(r, sm, r->vcpus[v].cpu);
+	for (unsigned int c = 0; c < r->nsteal; c++) {
+		bool mine = !r->pinned;
+		double x;
+
+		for (unsigned int v = 0; v < r->nvcpus && !mine; v++)
+			mine = r->vcpus[v].cpu == (int)c;
+		x = mine ? replay_cpu_steal(r, sm, (int)c) : -1;
+		if (x >= 0) {
+			sum += x;
+			n++;
+		}
+	}
+	sm->steal[t * runs + run] = n ? sum / n : -1;
+}
+
 static void replay_sample(struct hs_replay *r, struct replay_samples *sm, unsigned int run,
 			  const struct hs_kvmload_vm *vms)
 {
@@ -325,6 +363,7 @@ static void replay_sample(struct hs_replay *r, struct replay_samples *sm, unsign
 	sm->poll[t * runs + run] = poll / 1e9;
 	sm->cpu[t * runs + run] = cpu / 1e9;
 	replay_sample_handovers(r, sm, run, vms);
+	replay_sample_steal(r, sm, run);
 }
 
 /*
@@ -348,15 +387,18 @@ static void replay_inside(struct hs_replay_figures *f, const double *x, const do
 		replay_in(f, f->hit_rate.mean, f->handovers_known ? f->handover_share.mean : 0);
 }
 
-static void replay_handover_spread(struct hs_replay_figures *f, const double *x, unsigned int n)
+/* The spread of n samples when none is unknown (< 0); returns whether. */
+static bool replay_known_spread(struct hs_replay_spread *sp, const double *x, unsigned int n)
 {
-	f->handovers_known = n > 0;
+	bool known = n > 0;
+
 	for (unsigned int i = 0; i < n; i++)
-		f->handovers_known &= x[i] >= 0;
-	if (f->handovers_known)
-		replay_spread(&f->handover_share, x, n);
+		known &= x[i] >= 0;
+	if (known)
+		replay_spread(sp, x, n);
 	else
-		memset(&f->handover_share, 0, sizeof(f->handover_share));
+		memset(sp, 0, sizeof(*sp));
+	return known;
 }
 
 static void replay_summarise(struct hs_replay *r, unsigned int s, const struct replay_samples *sm,
@@ -371,7 +413,9 @@ static void replay_summarise(struct hs_replay *r, unsigned int s, const struct r
 
 		f->measured = sm->measured;
 		replay_spread(&f->hit_rate, sm->hit + v * runs, runs);
-		replay_handover_spread(f, sm->handover + v * runs, runs);
+		f->handovers_known = replay_known_spread(&f->handover_share, sm->handover + v * runs,
+							 runs);
+		f->steal_known = replay_known_spread(&f->steal_share, sm->steal + v * runs, runs);
 		replay_inside(f, sm->hit + v * runs, sm->handover + v * runs, runs);
 		replay_spread(&f->poll_cpu_s, sm->poll + v * runs, runs);
 		replay_spread(&f->vcpu_cpu_s, sm->cpu + v * runs, runs);
@@ -466,9 +510,12 @@ static int replay_setting(struct hs_replay *r, unsigned int s, struct hs_kvmload
 	sm->measured = true;
 	for (unsigned int run = 0; run < r->opts.runs; run++) {
 		struct hs_handover *h = replay_handover_start(r);
+		bool steal = r->nsteal && hs_sysinfo_steal_ns(r->steal_before, r->nsteal) > 0;
 		uint64_t wall = 0;
 		int ret = hs_kvmload_run(p, vms, &wall, err);
 
+		sm->steal_read = steal && hs_sysinfo_steal_ns(r->steal_after, r->nsteal) > 0;
+		sm->wall_ns = wall;
 		r->seconds += wall / 1e9;
 		sm->cpu_handovers = h && !replay_handover_read(r, h, sm) ? r->cpu_handovers : NULL;
 		hs_handover_stop(h);
@@ -478,6 +525,25 @@ static int replay_setting(struct hs_replay *r, unsigned int s, struct hs_kvmload
 	}
 	replay_summarise(r, s, sm, vms);
 	return 0;
+}
+
+/* Room for every CPU's steal; without it (or /proc/stat) steal stays unknown. */
+static void replay_steal_alloc(struct hs_replay *r)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	int got;
+
+	r->nsteal = 0;
+	if (n <= 0 || n > 65536)
+		return;
+	free(r->steal_before);
+	r->steal_before = calloc(2 * (size_t)n, sizeof(uint64_t));
+	if (!r->steal_before)
+		return;
+	r->steal_after = r->steal_before + n;
+	/* /proc/stat lists the online CPUs: the highest of them bounds what is read */
+	got = hs_sysinfo_steal_ns(r->steal_before, (unsigned int)n);
+	r->nsteal = got > 0 ? (unsigned int)got : 0;
 }
 
 int hs_replay_run(struct hs_replay *r, struct hs_error *err)
@@ -497,10 +563,14 @@ int hs_replay_run(struct hs_replay *r, struct hs_error *err)
 	vms = calloc(r->nvcpus, sizeof(*vms));
 	poll = calloc(r->nvcpus, sizeof(*poll));
 	cpus = calloc(r->nvcpus, sizeof(*cpus));
-	sm.hit = calloc(nsamp * 4, sizeof(double));
+	sm.hit = calloc(nsamp * 5, sizeof(double));
 	sm.poll = sm.hit ? sm.hit + nsamp : NULL;
 	sm.cpu = sm.hit ? sm.hit + 2 * nsamp : NULL;
 	sm.handover = sm.hit ? sm.hit + 3 * nsamp : NULL;
+	sm.steal = sm.hit ? sm.hit + 4 * nsamp : NULL;
+	sm.steal_read = false;
+	sm.wall_ns = 0;
+	replay_steal_alloc(r);
 	sm.cpu_handovers = NULL;
 	sm.ncpus = 0;
 	r->handovers_counted = !r->opts.no_handovers;
@@ -524,9 +594,12 @@ void hs_replay_free(struct hs_replay *r)
 {
 	free(r->vcpus);
 	free(r->cpu_handovers);
+	free(r->steal_before);
 	free(r->cells);
 	free(r->totals);
 	r->vcpus = NULL;
 	r->cpu_handovers = NULL;
+	r->steal_before = r->steal_after = NULL;
+	r->nsteal = 0;
 	r->cells = r->totals = NULL;
 }

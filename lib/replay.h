@@ -66,6 +66,14 @@ struct hs_replay_figures {
 	bool handovers_known;
 	struct hs_replay_spread handover_share;
 	/*
+	 * Steal time of the vCPUs' CPUs over the run's wall time, one sample
+	 * per run (/proc/stat): a machine that is itself a guest loses its CPU
+	 * to the hypervisor above, which ends polls and delays wake-ups that
+	 * no hand-over shows. Known when /proc/stat was read.
+	 */
+	bool steal_known;
+	struct hs_replay_spread steal_share;
+	/*
 	 * Runs whose measured hit rate fell inside the predicted interval,
 	 * its low end lowered by the run's hand-over share when known: the
 	 * prediction assumes no other task, the host had some.
@@ -105,6 +113,8 @@ struct hs_replay {
 	bool handovers_alone;		/* every vCPU pinned alone on its CPU */
 	uint64_t *cpu_handovers;	/* the last run's, per CPU */
 	unsigned int ncpu_handovers;
+	uint64_t *steal_before, *steal_after;	/* per CPU, ns; nsteal of each */
+	unsigned int nsteal;
 	struct hs_replay_figures *cells;	/* [setting * nvcpus + vcpu] */
 	struct hs_replay_figures *totals;	/* [setting]: the vCPUs together */
 	double seconds;			/* wall time of every run */

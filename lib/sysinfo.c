@@ -198,3 +198,29 @@ int hs_sysinfo_tasks(int pid, int *tids, int max)
 	closedir(d);
 	return n;
 }
+
+int hs_sysinfo_steal_ns(uint64_t *steal, unsigned int max)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "re");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	memset(steal, 0, max * sizeof(*steal));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v[8];
+		unsigned int cpu;
+
+		/* cpuN user nice system idle iowait irq softirq steal ... */
+		if (sscanf(line, "cpu%u %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1],
+			   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 9 || cpu >= max)
+			continue;
+		steal[cpu] = hz > 0 ? v[7] * (1000000000ull / (unsigned long long)hz) : 0;
+		if ((int)cpu + 1 > n)
+			n = (int)cpu + 1;
+	}
+	fclose(f);
+	return n;
+}

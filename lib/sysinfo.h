@@ -38,6 +38,14 @@ int hs_sysinfo_vm_name(int tgid, char *name, size_t n);
 /* Thread ids of a live process, up to max; returns how many, or -1 when it is gone. */
 int hs_sysinfo_tasks(int pid, int *tids, int max);
 
+/*
+ * Steal time of each CPU so far (what the hypervisor above gave to others
+ * while this machine's CPU wanted to run), ns per CPU into steal[0..max):
+ * how many CPUs were read, -1 when /proc/stat is unreadable. Ticks of
+ * USER_HZ, so 10 ms steps.
+ */
+int hs_sysinfo_steal_ns(uint64_t *steal, unsigned int max);
+
 /* Replaces newlines, carriage returns and tabs so a name fits on one metadata line. */
 void hs_sysinfo_clean_name(char *s);
 

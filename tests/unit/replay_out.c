@@ -58,6 +58,9 @@ static void fill(struct hs_replay *r, bool stats)
 		f->handovers_known = i >= 4;
 		f->handover_share = (struct hs_replay_spread){ .mean = 0.0125, .min = 0.01,
 							       .max = 0.015 };
+		/* steal known for every cell (the vCPUs are pinned) */
+		f->steal_known = true;
+		f->steal_share = (struct hs_replay_spread){ .mean = 0.004, .min = 0.003, .max = 0.005 };
 	}
 	r->handovers_counted = true;
 }
@@ -99,6 +102,8 @@ static void test_json(void)
 	      "json_measured_hit_rate");
 	CHECK(json_real_value(json_object_get(json_object_get(m, "vcpu_cpu_s"), "max")) == 1.75,
 	      "json_vcpu_cpu_max");
+	CHECK(json_real_value(json_object_get(json_object_get(m, "steal_share"), "max")) == 0.005,
+	      "json_steal_share");
 	CHECK(json_real_value(json_object_get(json_object_get(m, "handover_share"), "mean")) == 0.0125 &&
 	      json_is_true(json_object_get(root, "handovers_counted")), "json_handover_share");
 	CHECK(json_is_null(json_object_get(json_object_get(json_array_get(json_object_get(s1, "vcpus"), 0),
@@ -130,10 +135,10 @@ static void test_text(void)
 	out = render(&r, false, "# ");
 	CHECK(out && strstr(out, "     50000  all       5000     10.0    8.0-13.0  12.5 (10.0..15.0)"),
 	      "text_total_row");
-	CHECK(out && strstr(out, "hit% measured (min..max) other% inside") && strstr(out, " partly "),
-	      "text_inside");
-	CHECK(out && strstr(out, "12.5 (10.0..15.0)           1.2 partly") &&
-	      strstr(out, "12.5 (10.0..15.0)             ? yes"), "text_other_share");
+	CHECK(out && strstr(out, "hit% measured (min..max) other% steal% inside") &&
+	      strstr(out, " partly "), "text_inside");
+	CHECK(out && strstr(out, "12.5 (10.0..15.0)           1.2    0.4 partly") &&
+	      strstr(out, "12.5 (10.0..15.0)             ?    0.4 yes"), "text_other_share");
 	CHECK(out && !strstr(out, "hand-overs not counted"), "text_handovers_counted");
 	CHECK(out && strstr(out, "0.5000 (0.4000..0.6000)") && strstr(out, "1.5000 (1.2500..1.7500)"),
 	      "text_cpu_columns");
