@@ -317,7 +317,7 @@ static double replay_cpu_steal(const struct hs_replay *r, const struct replay_sa
 	return d < sm->wall_ns ? (double)d / sm->wall_ns : 1;
 }
 
-/* Per vCPU its CPU's steal; the total is the mean over the vCPUs' CPUs (every CPU unpinned). */
+/* Per vCPU its CPU's steal; the total is the mean over the vCPUs' CPUs (over every CPU when not pinned). */
 static void replay_sample_steal(struct hs_replay *r, struct replay_samples *sm, unsigned int run)
 {
 	unsigned int runs = r->opts.runs, t = r->nvcpus, n = 0;

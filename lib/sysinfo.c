@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <ctype.h>
 #include <dirent.h>
 #include <stdint.h>
 #include <fcntl.h>
@@ -213,7 +214,9 @@ int hs_sysinfo_steal_ns(uint64_t *steal, unsigned int max)
 		unsigned long long v[8];
 		unsigned int cpu;
 
-		/* cpuN user nice system idle iowait irq softirq steal ... */
+		/* cpuN user nice system idle iowait irq softirq steal ...; not the "cpu " sum */
+		if (strncmp(line, "cpu", 3) || !isdigit((unsigned char)line[3]))
+			continue;
 		if (sscanf(line, "cpu%u %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1],
 			   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 9 || cpu >= max)
 			continue;

@@ -255,6 +255,8 @@ if others_share "$HALTSTAT" replay -i r0.dat --settings 50000,200000,400000 --ru
 	done
 	check_eq replay-kvm-halts "True" "$(jget rp.json 'all(s["total"]["measured"]["halts"] == s["total"]["halts"] for s in d["settings"])')"
 	schema_check replay-kvm-schema rp.json
+	# steal of the vCPUs' CPUs read for every run (/proc/stat)
+	check_eq replay-kvm-steal "True" "$(jget rp.json 'all(s["total"]["measured"]["steal_share"] is not None and 0 <= s["total"]["measured"]["steal_share"]["mean"] <= 1 for s in d["settings"])')"
 	# hand-overs counted in every run: a share of the halts per setting
 	check_eq replay-kvm-handovers "True True" "$(jget rp.json '"%s %s" % (d["handovers_counted"], all(0 <= s["total"]["measured"]["handover_share"]["mean"] <= 1 for s in d["settings"]))')"
 else
