@@ -444,6 +444,8 @@ static int record_run(const struct record_params *p, const sigset_t *orig)
 		record_warn_missing(cap, p);
 		if (p->command && (child = record_spawn(p->command, orig, &err)) < 0)
 			ret = err.code;
+		else if (p->command)
+			hs_capture_set_command(cap, child, p->command);
 	}
 	if (!ret) {
 		record_wait(cap, p, &child, orig);

@@ -522,6 +522,12 @@ int hs_capture_lost_now(const struct hs_capture *c, unsigned int cpu, uint64_t *
 	return 0;
 }
 
+void hs_capture_set_command(struct hs_capture *c, int pid, char *const *argv)
+{
+	c->command_pid = pid;
+	c->command_argv = argv;
+}
+
 int hs_capture_events_now(const struct hs_capture *c, unsigned int cpu, uint64_t *events)
 {
 	char *s = capture_cpu_stats(c, cpu);

@@ -115,6 +115,12 @@ int hs_capture_lost_now(const struct hs_capture *c, unsigned int cpu, uint64_t *
  * buffer holds every event but those overwritten or dropped.
  */
 int hs_capture_events_now(const struct hs_capture *c, unsigned int cpu, uint64_t *events);
+/*
+ * The command started under the capture (after its exec), to name its VM
+ * from argv when the watcher missed its command line. argv must outlive
+ * the scan.
+ */
+void hs_capture_set_command(struct hs_capture *c, int pid, char *const *argv);
 /* Removes the instance and the temp files, frees everything. Safe at any stage, and on NULL. */
 void hs_capture_destroy(struct hs_capture *c);
 

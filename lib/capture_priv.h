@@ -54,6 +54,8 @@ struct hs_capture {
 	int pids[HS_CAPTURE_MAX_PIDS];
 	unsigned int npids;
 	struct hs_tasks *tasks;		/* NULL without opts.identity */
+	int command_pid;		/* hs_capture_set_command(), 0 none */
+	char *const *command_argv;
 
 	uint64_t *lost;
 	char **cpustat;

@@ -251,6 +251,29 @@ static int scan_cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * The traced command's own process runs the argv it was started with: its
+ * VM name is known even when it lived too briefly (or the host was too busy)
+ * for the /proc watcher to read its command line after the exec.
+ */
+static void scan_command_cmdline(struct hs_capture *c)
+{
+	char buf[16384];
+	size_t len = 0;
+
+	if (c->command_pid <= 0 || !c->command_argv)
+		return;
+	for (char *const *a = c->command_argv; *a; a++) {
+		size_t n = strlen(*a) + 1;
+
+		if (len + n > sizeof(buf))
+			break;
+		memcpy(buf + len, *a, n);
+		len += n;
+	}
+	hs_tasks_note_cmdline(c->tasks, c->command_pid, buf, len);
+}
+
 /* The task events in time order, then /proc and saved_cmdlines for whoever is still unknown. */
 static void scan_name_threads(struct scan_ctx *s)
 {
@@ -278,6 +301,7 @@ static void scan_name_threads(struct scan_ctx *s)
 	if (saved)
 		hs_tasks_fill_names(c->tasks, saved);
 	free(saved);
+	scan_command_cmdline(c);
 }
 
 static void scan_result(struct hs_capture *c)

@@ -364,3 +364,11 @@ const struct hs_task_process *hs_tasks_process(const struct hs_tasks *t, int tgi
 
 	return i >= 0 ? &t->procs[i].pub : NULL;
 }
+
+void hs_tasks_note_cmdline(struct hs_tasks *t, int tgid, const char *cmdline, size_t len)
+{
+	struct tasks_process *p = t ? tasks_process(t, tgid, false) : NULL;
+
+	if (p && !p->pub.vm_name[0])
+		hs_vmm_vm_name(cmdline, len, p->pub.vm_name, sizeof(p->pub.vm_name));
+}

@@ -58,6 +58,8 @@ void hs_tasks_exited(struct hs_tasks *t, int tid, const char *comm);
 
 /* "PID COMM" lines (the kernel's saved_cmdlines): names of threads still unknown. */
 void hs_tasks_fill_names(struct hs_tasks *t, const char *text);
+/* A process's command line (NUL-separated), for its VM name when none was learnt. */
+void hs_tasks_note_cmdline(struct hs_tasks *t, int tgid, const char *cmdline, size_t len);
 /* Reads /proc again for a thread that may still live (its latest name). */
 void hs_tasks_refresh(struct hs_tasks *t, int tid);
 

@@ -28,6 +28,15 @@ static void test_events(void)
 	CHECK(k && k->tgid == 200 && !strcmp(k->comm, "CPU 0/KVM"), "tasks_thread_of_forked_process");
 	p = hs_tasks_process(t, 200);
 	CHECK(p && !strcmp(p->comm, "qemu-system-x86"), "tasks_process_named_by_exec");
+	/* the traced command's argv names its VM when /proc was never read for it */
+	static const char argv[] = "qemu-system-x86_64\0-name\0guest=web1,debug-threads=on\0";
+	hs_tasks_note_cmdline(t, 200, argv, sizeof(argv) - 1);
+	p = hs_tasks_process(t, 200);
+	CHECK(p && !strcmp(p->vm_name, "web1"), "tasks_command_names_vm");
+	hs_tasks_note_cmdline(t, 200, "x\0-name\0other\0", 15);
+	CHECK(p && !strcmp(p->vm_name, "web1"), "tasks_command_does_not_override");
+	hs_tasks_note_cmdline(t, 4242, argv, sizeof(argv) - 1);
+	CHECK(hs_tasks_process(t, 4242) == NULL, "tasks_command_unknown_process_left");
 	k = hs_tasks_find(t, 200);
 	CHECK(k && k->tgid == 200, "tasks_new_process_is_its_own_group");
 	/* a thread of a parent nobody knows: its group stays unknown, not guessed */
