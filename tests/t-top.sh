@@ -56,7 +56,9 @@ for i, l in enumerate(lines, 1):
     d = json.loads(l)
     assert d["schema"] == "haltstat.top/1", d.get("schema")
     assert d["interval"] == i, (d["interval"], i)
-    assert 0.3 < d["seconds"] < 1.5, d["seconds"]
+    # 0.5 s asked: not cut short; the top only catches a stuck clock (a host
+    # whose hypervisor steals 11% of its CPUs has stretched one to 1.85 s)
+    assert 0.3 < d["seconds"] < 10, d["seconds"]
     assert d["lost_events"] <= d["lost_events_total"]
     assert isinstance(d["vcpus"], list) and isinstance(d["guest_cpus"], list)
     assert all(0 <= g["cpu"] < 4096 for g in d["guest_cpus"])
