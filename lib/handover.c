@@ -41,14 +41,17 @@ int hs_handover_start(struct hs_handover **hp, const char *vcpu_comm, struct hs_
 	return 0;
 }
 
-int hs_handover_count(const struct hs_handover *h, unsigned int cpu, uint64_t *n)
-{
-	return hs_capture_events_now(h->cap, cpu, n);
-}
-
 unsigned int hs_handover_ncpus(const struct hs_handover *h)
 {
 	return hs_capture_ncpus(h->cap);
+}
+
+int hs_handover_counts(const struct hs_handover *h, uint64_t *out, unsigned int n)
+{
+	for (unsigned int c = 0; c < n; c++)
+		if (hs_capture_events_now(h->cap, c, &out[c]) < 0)
+			return -1;
+	return 0;
 }
 
 void hs_handover_stop(struct hs_handover *h)

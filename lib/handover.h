@@ -19,9 +19,10 @@ struct hs_handover;
 
 /* vcpu_comm: a glob the vCPU threads' names match, as ftrace filters take it. */
 int hs_handover_start(struct hs_handover **hp, const char *vcpu_comm, struct hs_error *err);
-/* Hand-overs on cpu since start; -1 when unreadable. */
-int hs_handover_count(const struct hs_handover *h, unsigned int cpu, uint64_t *n);
+/* The CPUs counted: out[] of hs_handover_counts() needs this many. */
 unsigned int hs_handover_ncpus(const struct hs_handover *h);
+/* Hand-overs since start on each CPU below n into out; -1 when a CPU's count is unreadable. */
+int hs_handover_counts(const struct hs_handover *h, uint64_t *out, unsigned int n);
 /* Removes the instance. Safe on NULL. */
 void hs_handover_stop(struct hs_handover *h);
 

@@ -490,15 +490,12 @@ static int replay_handover_read(struct hs_replay *r, struct hs_handover *h,
 		r->cpu_handovers = v;
 		r->ncpu_handovers = sm->ncpus;
 	}
-	for (unsigned int c = 0; c < sm->ncpus; c++) {
-		if (hs_handover_count(h, c, &r->cpu_handovers[c]) >= 0)
-			continue;
-		r->handovers_counted = false;
-		snprintf(r->handovers_why, sizeof(r->handovers_why),
-			 "cannot read the counting instance's per-CPU stats");
-		return -1;
-	}
-	return 0;
+	if (hs_handover_counts(h, r->cpu_handovers, sm->ncpus) >= 0)
+		return 0;
+	r->handovers_counted = false;
+	snprintf(r->handovers_why, sizeof(r->handovers_why),
+		 "cannot read the counting instance's per-CPU stats");
+	return -1;
 }
 
 static int replay_setting(struct hs_replay *r, unsigned int s, struct hs_kvmload_params *p,

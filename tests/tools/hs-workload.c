@@ -348,12 +348,11 @@ int main(int argc, char **argv)
 	r = hs_kvmload_run(&o.p, vms, &wall_ns, &err);
 	ncpus = ho ? hs_handover_ncpus(ho) : 0;
 	cpu = ho ? calloc(ncpus ? ncpus : 1, sizeof(*cpu)) : NULL;
-	for (unsigned int c = 0; cpu && c < ncpus; c++)
-		if (hs_handover_count(ho, c, &cpu[c]) < 0) {
-			fprintf(stderr, "hs-workload: cannot read the hand-over count of CPU %u\n", c);
-			free(cpu);
-			cpu = NULL;
-		}
+	if (cpu && hs_handover_counts(ho, cpu, ncpus) < 0) {
+		fprintf(stderr, "hs-workload: cannot read the hand-over counts\n");
+		free(cpu);
+		cpu = NULL;
+	}
 	hs_handover_stop(ho);
 	if (!r && ho && !cpu)
 		r = hs_error_set(&err, HS_ERR_RUNTIME, "hand-overs not counted");
