@@ -37,7 +37,7 @@ struct record_params {
 	unsigned int npids;
 	bool host, guest;
 	bool sched;			/* --sched: who else runs on the vCPUs' CPUs */
-	char sched_filter[2][4096];	/* sched_switch's and sched_wakeup's; "" none */
+	char sched_filter[2][4096];	/* sched_switch's, and sched_wakeup's and sched_waking's; "" none */
 	const char *extra[HS_CAPTURE_MAX_EVENTS];
 	unsigned int nextra;
 	unsigned int buffer_kib;
@@ -71,9 +71,10 @@ static void record_usage(FILE *out)
 		"      --host             host events: kvm:kvm_vcpu_wakeup, kvm:kvm_halt_poll_ns\n"
 		"      --guest            guest events: power:cpu_idle, power:guest_halt_poll_ns\n"
 		"                         (default: both, whichever exist here)\n"
-		"      --sched            also sched:sched_switch and sched:sched_wakeup on the CPUs\n"
-		"                         the vCPU threads may run on, so that report and advise\n"
-		"                         know when another task cut a poll short\n"
+		"      --sched            also sched:sched_switch, sched_wakeup and sched_waking on\n"
+		"                         the CPUs the vCPU threads may run on, so that report and\n"
+		"                         advise know when another task cut a poll short, and\n"
+		"                         each wait's exact time to wake\n"
 		"  -e, --event SYS:EVENT  also record this event (repeatable; must exist)\n"
 		"  -m, --buffer KIB       ring buffer per CPU in KiB (default %u)\n"
 		"  -h, --help             this help\n"
@@ -204,7 +205,8 @@ static unsigned int record_events(const struct record_params *p, const char **ev
 /*
  * --sched: the scheduler's events only where vCPU threads may run (they are
  * many on a busy host). sched_switch is logged on the CPU that switches,
- * sched_wakeup on the waker's, naming the wakee's target_cpu. No filter
+ * sched_wakeup and sched_waking on the waker's, naming the wakee's
+ * target_cpu. No filter
  * when the vCPUs may run anywhere, or when there is no vCPU yet.
  */
 static void record_sched_filters(struct record_params *p)

@@ -87,6 +87,22 @@ static json_t *linear_json(struct hs_jw *j, const struct hs_linear_hist *h)
 	return o;
 }
 
+/* The timed waits' overhead quantiles; null when Δ was estimated. */
+static json_t *wake_measured_json(struct hs_jw *j, const struct hs_wake_overhead_measured *m)
+{
+	json_t *o;
+
+	if (!m->waits)
+		return json_null();
+	o = json_object();
+	hs_jw_put(j, o, "waits", hs_jw_u64(m->waits));
+	hs_jw_put(j, o, "p10_ns", hs_jw_u64(m->p10_ns));
+	hs_jw_put(j, o, "p50_ns", hs_jw_u64(m->p50_ns));
+	hs_jw_put(j, o, "p90_ns", hs_jw_u64(m->p90_ns));
+	hs_jw_put(j, o, "p99_ns", hs_jw_u64(m->p99_ns));
+	return o;
+}
+
 static json_t *wake_model_json(struct hs_jw *j, const struct hs_wake_choice *c)
 {
 	json_t *o = json_object();
@@ -95,6 +111,11 @@ static json_t *wake_model_json(struct hs_jw *j, const struct hs_wake_choice *c)
 	hs_jw_put(j, o, "supported", json_boolean(c->supported));
 	hs_jw_put(j, o, "shift_ns", hs_jw_num(c->shift_ns));
 	hs_jw_put(j, o, "pairs", hs_jw_u64(c->pairs));
+	hs_jw_put(j, o, "evidence", hs_jw_str(c->from_timed ? "timed_waits" :
+					      c->supported ? "hit_pairs" : "none", SIZE_MAX));
+	hs_jw_put(j, o, "timed_pairs", hs_jw_u64(c->timed_pairs));
+	hs_jw_put(j, o, "slope", c->timed_pairs ? hs_jw_num(c->slope) : json_null());
+	hs_jw_put(j, o, "slope_se", c->timed_pairs ? hs_jw_num(c->slope_se) : json_null());
 	return o;
 }
 
@@ -271,6 +292,10 @@ static json_t *vcpu_json(struct hs_jw *j, const struct hs_report_vcpu *v, json_t
 	hs_jw_put(j, o, "wake_overhead_ns", hs_jw_u64(v->wake_overhead_ns));
 	hs_jw_put(j, o, "wake_overhead_low_ns", hs_jw_u64(v->wake_overhead_lo_ns));
 	hs_jw_put(j, o, "wake_overhead_high_ns", hs_jw_u64(v->wake_overhead_hi_ns));
+	hs_jw_put(j, o, "wake_overhead_source",
+		  hs_jw_str(v->wake_measured.waits ? "sched_waking" : "estimated", SIZE_MAX));
+	hs_jw_put(j, o, "wake_overhead_measured", wake_measured_json(j, &v->wake_measured));
+	hs_jw_put(j, o, "timed_waits", hs_jw_u64(v->timed_waits));
 	hs_jw_put(j, o, "wake_model", wake_model_json(j, &v->wake));
 	hs_jw_put(j, o, "rank", rank);
 	return o;
@@ -408,6 +433,7 @@ static json_t *events_json(struct hs_jw *j, const struct hs_report *r)
 	hs_jw_put(j, o, "guest_halt_poll_ns", hs_jw_u64(r->events_guest_poll));
 	hs_jw_put(j, o, "sched_switch", hs_jw_u64(r->events_sched_switch));
 	hs_jw_put(j, o, "sched_wakeup", hs_jw_u64(r->events_sched_wakeup));
+	hs_jw_put(j, o, "sched_waking", hs_jw_u64(r->events_sched_waking));
 	return o;
 }
 

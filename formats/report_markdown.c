@@ -146,6 +146,8 @@ static void md_facts(FILE *out, const struct hs_report *r)
 	if (r->events_sched_switch || r->events_sched_wakeup)
 		fprintf(out, ", sched_switch %" PRIu64 ", sched_wakeup %" PRIu64,
 			r->events_sched_switch, r->events_sched_wakeup);
+	if (r->events_sched_waking)
+		fprintf(out, ", sched_waking %" PRIu64, r->events_sched_waking);
 	fputs(" |\n", out);
 	if (!m->lost_known)
 		fputs("| lost events | unknown (the input does not say) |\n", out);

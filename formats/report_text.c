@@ -140,6 +140,8 @@ static void write_header(const struct text_ctx *c)
 	if (r->events_sched_switch || r->events_sched_wakeup)
 		fprintf(c->out, ", sched_switch %" PRIu64 ", sched_wakeup %" PRIu64,
 			r->events_sched_switch, r->events_sched_wakeup);
+	if (r->events_sched_waking)
+		fprintf(c->out, ", sched_waking %" PRIu64, r->events_sched_waking);
 	fputc('\n', c->out);
 	if (!m->lost_known)
 		fprintf(c->out, "lost events: unknown (the input does not say)\n");

@@ -554,7 +554,8 @@ static bool hs_txt_sched_switch(const char *p, const char *e, struct hs_event *e
 
 /*
  * "comm=A pid=1 prio=120 target_cpu=001" (kernel, perf; older kernels put
- * "success=1 " before target_cpu) or "A:1 [120] CPU:001" (trace-cmd).
+ * "success=1 " before target_cpu) or "A:1 [120] CPU:001" (trace-cmd's
+ * sched_wakeup; its sched_waking keeps the kernel's words).
  */
 static bool hs_txt_sched_wakeup(const char *p, const char *e, struct hs_event *ev)
 {
@@ -614,6 +615,7 @@ static bool hs_txt_payload(int kind, const char *p, const char *e, struct hs_eve
 	case HS_EV_SCHED_SWITCH:
 		return hs_txt_sched_switch(p, e, ev);
 	case HS_EV_SCHED_WAKEUP:
+	case HS_EV_SCHED_WAKING:
 		return hs_txt_sched_wakeup(p, e, ev);
 	}
 	return false;

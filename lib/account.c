@@ -19,11 +19,11 @@
 static void hs_account_halt(struct hs_hist *hist, struct hs_whatif *w, uint64_t ts,
 			    const struct hs_wakeup *wakeup,
 			    const struct hs_poll_change *change, int64_t window,
-			    bool reliable, uint64_t poll_cut_ns)
+			    bool reliable, const struct hs_halt_sched *sched)
 {
 	hs_hist_add(hist, wakeup->ns);
 	if (w)
-		hs_whatif_halt_ts(w, ts, wakeup, change, window, reliable, poll_cut_ns);
+		hs_whatif_halt_ts(w, ts, wakeup, change, window, reliable, sched);
 }
 
 static uint64_t hs_add_sat(uint64_t a, uint64_t b)
@@ -445,6 +445,23 @@ static uint64_t hs_vcpu_contention(struct hs_account *a, struct hs_vcpu_acct *v,
 	return h.cut_ns == UINT64_MAX ? HS_POLL_CUT_NONE : h.cut_ns;
 }
 
+/*
+ * From a wait's start (ts - ns) to the sched_waking that woke its thread:
+ * its exact time to wake, which a wait's ns holds only together with the
+ * wake-up overhead; HS_WOKEN_UNKNOWN without one inside the wait. A thread
+ * woken and put back to sleep within one halt (kvm_vcpu_block() loops) is
+ * timed by its last wake.
+ */
+static uint64_t hs_vcpu_woken(struct hs_vcpu_acct *v, const struct hs_event *ev)
+{
+	uint64_t ns = ev->wakeup.ns, start = ev->ts > ns ? ev->ts - ns : 0;
+
+	if (!ev->wakeup.waited || !v->waking_ts || v->waking_ts <= start || v->waking_ts > ev->ts)
+		return HS_WOKEN_UNKNOWN;
+	v->timed_waits++;
+	return v->waking_ts - start;
+}
+
 static void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
 			   const struct hs_event *ev)
 {
@@ -470,8 +487,12 @@ static void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
 	} else if (!change) {
 		hs_seg_add(&v->seg, w->ns, w->waited, w->valid != 0);
 	}
-	hs_account_halt(&v->all, v->whatif, ev->ts, w, change, window, !v->unreliable,
-			hs_vcpu_contention(a, v, ev, window));
+	struct hs_halt_sched sched = {
+		.poll_cut_ns = hs_vcpu_contention(a, v, ev, window),
+		.woken_ns = hs_vcpu_woken(v, ev),
+	};
+
+	hs_account_halt(&v->all, v->whatif, ev->ts, w, change, window, !v->unreliable, &sched);
 	v->has_pending = false;
 	v->unreliable = false;
 }
@@ -626,9 +647,25 @@ static int hs_account_guest_event(struct hs_account *a, const struct hs_event *e
 	return 0;
 }
 
+/* The shard of a vCPU thread notes when it is woken; other threads' wakes pass. */
+static void hs_account_waking(struct hs_account *a, const struct hs_event *ev)
+{
+	long i;
+
+	if (!hs_account_owns(a, ev->sched_wakeup.pid))
+		return;
+	i = hs_imap_get(&a->vcpu_map, ev->sched_wakeup.pid);
+	if (i >= 0 && ev->ts > a->vcpus[i]->waking_ts)
+		a->vcpus[i]->waking_ts = ev->ts;
+}
+
 /* Every shard tracks every CPU's runqueue: any of its vCPUs may halt there. */
 static int hs_account_sched(struct hs_account *a, const struct hs_event *ev)
 {
+	if (ev->kind == HS_EV_SCHED_WAKING) {
+		hs_account_waking(a, ev);
+		return 0;
+	}
 	if (!a->runq) {
 		a->runq = hs_runq_alloc();
 		if (!a->runq)

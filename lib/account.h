@@ -60,6 +60,9 @@ struct hs_vcpu_acct {
 	uint64_t contended_halts;	/* of those, with another task runnable at some time */
 	uint64_t sched_halt_ns;		/* their summed duration */
 	uint64_t contended_ns;		/* of which another task was runnable */
+	/* sched_waking: when the thread's wakes came, so a wait's exact time to wake */
+	uint64_t waking_ts;		/* the latest sched_waking of the thread, 0 none */
+	uint64_t timed_waits;		/* waits with a sched_waking inside them */
 
 	uint64_t first_ts, last_ts;
 	struct hs_whatif *whatif;	/* NULL when opts.no_whatif */

@@ -213,6 +213,32 @@ static void hs_adv_scope_pick(const struct hs_adv_ctx *c, struct hs_adv_scope *s
 	hs_adv_scope_off_cliff(c, s);
 }
 
+/*
+ * Every vCPU's model told by its timed waits: the other model is refuted,
+ * and left out of the intervals. False when any vCPU was told otherwise.
+ */
+static bool hs_adv_wake_timed(struct hs_adv_ctx *c, unsigned int open, unsigned int closed)
+{
+	const struct hs_report_vcpu *busiest = NULL;
+
+	for (unsigned int i = 0; i < c->rep->nvcpus; i++) {
+		const struct hs_report_vcpu *v = &c->rep->vcpus[i];
+
+		if (!v->stats.halts)
+			continue;
+		if (!v->wake.from_timed)
+			return false;
+		if (!busiest || v->stats.halts > busiest->stats.halts)
+			busiest = v;
+	}
+	if (!busiest)
+		return false;
+	hs_adv_say(c, "Wakes are replayed %s, as the timed waits show: the time to wake after a wait moves by %.2f us (+-%.2f) per us of that wait's own overhead on the busiest vCPU, where closed loop (each wake a fixed time after its halt starts) gives 0 and open loop (wakes at absolute times, as timers and packets) about -1. The other model is left out of the intervals.",
+		   !open ? "closed loop" : !closed ? "open loop" : "closed or open loop as each vCPU's trace shows",
+		   busiest->wake.slope, busiest->wake.slope_se);
+	return true;
+}
+
 /* Which way the wakes were replayed, and whether the trace said so. */
 static void hs_adv_wake_model(struct hs_adv_ctx *c)
 {
@@ -229,6 +255,8 @@ static void hs_adv_wake_model(struct hs_adv_ctx *c)
 	}
 	if (!open && !closed)
 		return;
+	if (hs_adv_wake_timed(c, open, closed))
+		return;
 	if (!told)
 		hs_adv_say(c, "Wakes are replayed closed loop (each a fixed time after its halt starts): without poll hits and waits to compare the trace cannot tell, so the open-loop replay (wakes at absolute times, as timers and packets) is the other bound of each interval.");
 	else if (!open)
@@ -237,6 +265,39 @@ static void hs_adv_wake_model(struct hs_adv_ctx *c)
 	else
 		hs_adv_say(c, "Wakes are replayed open loop (at absolute times) on %u vCPU%s, where the trace shows the next wake later after a poll hit, and closed loop on %u; the other model bounds each interval.",
 			   open, open == 1 ? "" : "s", closed);
+}
+
+/*
+ * What a hit saves, and whence the figure: sched_waking timed the waits
+ * (the busiest such vCPU's spread is quoted), or it is estimated from the
+ * halts alone, which blurs every wait's time to wake by the spread.
+ */
+static void hs_adv_wake_overhead(struct hs_adv_ctx *c, uint64_t delta)
+{
+	const struct hs_report_vcpu *busiest = NULL;
+	unsigned int timed = 0, waiting = 0;
+
+	for (unsigned int i = 0; i < c->rep->nvcpus; i++) {
+		const struct hs_report_vcpu *v = &c->rep->vcpus[i];
+
+		if (!v->stats.waits)
+			continue;
+		waiting++;
+		if (!v->wake_measured.waits)
+			continue;
+		timed++;
+		if (!busiest || v->stats.halts > busiest->stats.halts)
+			busiest = v;
+	}
+	if (!busiest) {
+		hs_adv_say(c, "A wait costs about %.1f us more than its time to wake (estimated from the halts alone; that is what a poll hit saves). Without sched_waking each wait's time to wake is its length minus this one figure, which the overhead's spread blurs; 'haltstat record --sched' records it.",
+			   delta / 1e3);
+		return;
+	}
+	hs_adv_say(c, "A wait costs about %.1f us more than its time to wake, as sched_waking timed the waits of %u of %u vCPUs (the busiest: %.1f us at the median, %.1f to %.1f us from the 10th to the 90th percentile, %.1f at the 99th); that is what a poll hit saves. Each timed wait is replayed with its own time to wake and overhead.",
+		   delta / 1e3, timed, waiting, busiest->wake_measured.p50_ns / 1e3,
+		   busiest->wake_measured.p10_ns / 1e3, busiest->wake_measured.p90_ns / 1e3,
+		   busiest->wake_measured.p99_ns / 1e3);
 }
 
 /* Cliffs next to the suggestion, or the one it was moved off, in words. */
@@ -592,7 +653,9 @@ static void hs_adv_contention(struct hs_adv_ctx *c)
 
 	if (!h->sched_halts || h->contended_share < 0) {
 		hs_adv_finding(c->adv, "contention_unknown");
-		hs_adv_say(c, "Contention unknown: the recording has no sched events, so the what-if lets every poll run its whole window. Where other tasks share the vCPUs' CPUs, KVM stops polling as soon as one is runnable and polls hit less than shown; 'haltstat record --sched' records what is needed to know.");
+		hs_adv_say(c, "Contention unknown: the recording has no %s, so the what-if lets every poll run its whole window. Where other tasks share the vCPUs' CPUs, KVM stops polling as soon as one is runnable and polls hit less than shown; 'haltstat record --sched' records what is needed to know.",
+			   c->rep->events_sched_waking ? "sched_switch and sched_wakeup events" :
+			   "sched events");
 		return;
 	}
 	if (h->contended_halts)
@@ -790,8 +853,7 @@ void hs_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts)
 	hs_adv_explain_choice(&c, &s, hs_kernel_era_from_release(rep->meta.kernel_release));
 	hs_adv_cliffs(&c, &s);
 	hs_adv_wake_model(&c);
-	hs_adv_say(&c, "A wait costs about %.1f us more than its time to wake (estimated wake-up overhead); that is what a poll hit saves.",
-		   delta / 1e3);
+	hs_adv_wake_overhead(&c, delta);
 	hs_adv_contention(&c);
 	hs_adv_explain_recorded(&c, &s);
 	hs_adv_selfcheck(&c);

@@ -25,6 +25,7 @@ static const struct {
 	[HS_EV_GUEST_HALT_POLL_NS - 1] = EV("power", "guest_halt_poll_ns", "grow", "new", "old"),
 	[HS_EV_SCHED_SWITCH - 1] = EV("sched", "sched_switch", "prev_pid", "prev_state", "next_pid"),
 	[HS_EV_SCHED_WAKEUP - 1] = EV("sched", "sched_wakeup", "pid", "target_cpu"),
+	[HS_EV_SCHED_WAKING - 1] = EV("sched", "sched_waking", "pid", "target_cpu"),
 	[HS_EV_MARKER - 1] = EV("ftrace", "print", "buf"),
 	[HS_EV_TASK_NEW - 1] = EV("task", "task_newtask", "pid", "clone_flags", "comm"),
 	/* newer kernels drop pid: the renamed task is then the one tracing */

@@ -27,7 +27,8 @@ struct tep_handle;
 #define HS_EV_MASK_ANALYSED (HS_EV_MASK(HS_EV_VCPU_WAKEUP) | HS_EV_MASK(HS_EV_HALT_POLL_NS) | \
 			     HS_EV_MASK(HS_EV_CPU_IDLE) | HS_EV_MASK(HS_EV_GUEST_HALT_POLL_NS) | \
 			     HS_EV_MASK_SCHED)
-#define HS_EV_MASK_SCHED (HS_EV_MASK(HS_EV_SCHED_SWITCH) | HS_EV_MASK(HS_EV_SCHED_WAKEUP))
+#define HS_EV_MASK_SCHED (HS_EV_MASK(HS_EV_SCHED_SWITCH) | HS_EV_MASK(HS_EV_SCHED_WAKEUP) | \
+			  HS_EV_MASK(HS_EV_SCHED_WAKING))
 #define HS_EV_MASK_TASKS (HS_EV_MASK(HS_EV_TASK_NEW) | HS_EV_MASK(HS_EV_TASK_RENAME) | \
 			  HS_EV_MASK(HS_EV_TASK_EXIT))
 
@@ -43,7 +44,8 @@ bool hs_ev_host_side(enum hs_event_kind kind);
  */
 static inline bool hs_ev_sched(enum hs_event_kind kind)
 {
-	return kind == HS_EV_SCHED_SWITCH || kind == HS_EV_SCHED_WAKEUP;
+	return kind == HS_EV_SCHED_SWITCH || kind == HS_EV_SCHED_WAKEUP ||
+	       kind == HS_EV_SCHED_WAKING;
 }
 /* The kind of a tracepoint (system NULL: any), or 0 when haltstat does not decode it. */
 int hs_ev_kind_of(const char *system, const char *name, size_t name_len);
@@ -200,6 +202,7 @@ hs_ev_fields(const struct hs_ev_desc *d, const unsigned char *p, size_t len, boo
 		bad |= !d->f[0].size || !d->f[1].size || !d->f[2].size;
 		break;
 	case HS_EV_SCHED_WAKEUP:
+	case HS_EV_SCHED_WAKING:
 		ev->sched_wakeup.pid = (int32_t)hs_ev_rd(p, len, d->f[0], sw, &bad, checked);
 		ev->sched_wakeup.target_cpu = (int32_t)hs_ev_rd(p, len, d->f[1], sw, &bad, checked);
 		bad |= !d->f[0].size || !d->f[1].size;

@@ -18,13 +18,14 @@ enum hs_event_kind {
 	/* recorded on request (record --sched): who else is runnable on a vCPU's CPU */
 	HS_EV_SCHED_SWITCH,		/* sched:sched_switch */
 	HS_EV_SCHED_WAKEUP,		/* sched:sched_wakeup */
+	HS_EV_SCHED_WAKING,		/* sched:sched_waking: when a vCPU's wake came */
 	/* not analysed: the recording's notes and who its threads were */
 	HS_EV_MARKER,			/* ftrace:print (trace_marker) */
 	HS_EV_TASK_NEW,			/* task:task_newtask */
 	HS_EV_TASK_RENAME,		/* task:task_rename */
 	HS_EV_TASK_EXIT,		/* sched:sched_process_exit */
 };
-#define HS_EV_ANALYSED_LAST HS_EV_SCHED_WAKEUP
+#define HS_EV_ANALYSED_LAST HS_EV_SCHED_WAKING
 #define HS_EV_KIND_LAST HS_EV_TASK_EXIT
 
 #define HS_IDLE_EXIT 4294967295u	/* power:cpu_idle state on idle exit */
@@ -66,7 +67,11 @@ struct hs_sched_switch {
 	bool prev_runnable;	/* preempted (state R or R+): prev stays on the runqueue */
 };
 
-/* sched_wakeup: pid becomes runnable on target_cpu (the event may sit on the waker's CPU). */
+/*
+ * sched_wakeup: pid becomes runnable on target_cpu (the event may sit on the
+ * waker's CPU). sched_waking: pid is being woken, logged by the waker at
+ * once; sched_wakeup may come only after the target CPU took an IPI.
+ */
 struct hs_sched_wakeup {
 	int32_t pid;
 	int32_t target_cpu;

@@ -303,6 +303,7 @@ static void hs_vcpu_whatif(struct hs_report_vcpu *r, const struct hs_vcpu_acct *
 	r->max.nvcpus = r->max.lo > 0 || r->max.hi != UINT64_MAX;
 	r->wake_overhead_ns = hs_whatif_wake_overhead_ns(v->whatif);
 	hs_whatif_wake_overhead_range(v->whatif, &r->wake_overhead_lo_ns, &r->wake_overhead_hi_ns);
+	hs_whatif_wake_overhead_measured(v->whatif, &r->wake_measured);
 	hs_whatif_wake_model(v->whatif, &r->wake);
 }
 
@@ -326,6 +327,7 @@ static int hs_vcpu_fill(struct hs_report_vcpu *r, const struct hs_sel *s,
 	memcpy(r->log2.poll, v->log2_poll, sizeof(r->log2.poll));
 	memcpy(r->log2.wait, v->log2_wait, sizeof(r->log2.wait));
 	hs_vcpu_whatif(r, v);
+	r->timed_waits = v->timed_waits;
 	r->hist = malloc(sizeof(*r->hist));
 	if (!r->hist)
 		return -ENOMEM;
@@ -598,9 +600,10 @@ static void hs_report_header(struct hs_report *rep, const struct hs_account *acc
 	rep->events_guest_poll = hs_account_events(acct, HS_EV_GUEST_HALT_POLL_NS);
 	rep->events_sched_switch = hs_account_events(acct, HS_EV_SCHED_SWITCH);
 	rep->events_sched_wakeup = hs_account_events(acct, HS_EV_SCHED_WAKEUP);
+	rep->events_sched_waking = hs_account_events(acct, HS_EV_SCHED_WAKING);
 	rep->events_total = rep->events_wakeup + rep->events_poll_ns + rep->events_idle +
 			    rep->events_guest_poll + rep->events_sched_switch +
-			    rep->events_sched_wakeup;
+			    rep->events_sched_wakeup + rep->events_sched_waking;
 	hs_report_idle_names(rep);
 	lost = rep->meta.lost_events;
 	if (!rep->meta.lost_known)

@@ -100,6 +100,8 @@ struct hs_report_vcpu {
 	struct hs_max_in_force max;	/* the maximum its self-check replays, and whence */
 	uint64_t wake_overhead_ns;
 	uint64_t wake_overhead_lo_ns, wake_overhead_hi_ns;	/* the range the intervals replay */
+	struct hs_wake_overhead_measured wake_measured;	/* waits 0: Δ was estimated */
+	uint64_t timed_waits;		/* waits sched_waking timed, over the whole recording */
 	struct hs_wake_choice wake;
 	int suggested_row;		/* what_if index at the host's suggestion, -1 none */
 	struct hs_hist *hist;		/* fine histogram (for plots), owned */
@@ -166,6 +168,7 @@ struct hs_report {
 	uint64_t events_total;
 	uint64_t events_wakeup, events_poll_ns, events_idle, events_guest_poll;
 	uint64_t events_sched_switch, events_sched_wakeup;	/* record --sched */
+	uint64_t events_sched_waking;
 	double lost_pct;		/* lost / (recorded + lost) * 100, -1 unknown */
 
 	double span_s;			/* what the per-second figures are per (hs_report_rates) */

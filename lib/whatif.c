@@ -4,7 +4,9 @@
  * era's exact adaptive rules (lib/sim.c) over the recorded times to wake.
  *
  * The time to wake D of a halt is its ns when it was a poll hit, and its ns
- * minus the wake-up overhead Δ when it waited. Δ has to be known before the
+ * minus the wake-up overhead Δ when it waited; a wait that sched_waking
+ * timed has its own D and overhead, exactly, and a miss of it in the replay
+ * costs that overhead (whatif_priv.h). Δ has to be known before the
  * first halt is replayed, so the first HS_WHATIF_BUFFER halts of a vCPU are
  * kept (a bounded buffer), Δ is estimated from them, they are replayed, and
  * every later halt streams straight through: memory is constant per vCPU.
@@ -118,13 +120,6 @@ void hs_whatif_free(struct hs_whatif *w)
 	free(w);
 }
 
-static uint64_t hs_whatif_time_to_wake(const struct hs_whatif *w, const struct hs_whatif_rec *r)
-{
-	if (!r->waited)
-		return r->ns;
-	return r->ns > w->delta ? r->ns - w->delta : 0;
-}
-
 static void hs_whatif_check(struct hs_whatif *w, const struct hs_whatif_rec *r)
 {
 	int64_t win = hs_whatif_window(w, r);
@@ -141,7 +136,8 @@ static void hs_whatif_check(struct hs_whatif *w, const struct hs_whatif_rec *r)
 		w->check_seeded = true;
 	}
 	compare = w->check_seeded;
-	change = hs_sim_halt_cut(&w->check, hs_whatif_time_to_wake(w, r), r->valid, r->poll_cut,
+	w->check.p.wake_overhead_ns = hs_whatif_rec_overhead(r, w->delta);
+	change = hs_sim_halt_cut(&w->check, hs_whatif_rec_ttw(r, w->delta), r->valid, r->poll_cut,
 				 &hit);
 	if (!compare)
 		return;
@@ -212,7 +208,7 @@ static void hs_whatif_iv_feed(struct hs_whatif *w, const struct hs_whatif_rec *r
 	if (!w->iv)
 		return;
 	if (!final) {
-		hs_whatif_iv_halt(w->iv, r->ns, r->waited, r->valid, r->poll_cut);
+		hs_whatif_iv_halt(w->iv, r->ns, r->waited, r->valid, r->poll_cut, r->woken);
 		if (!hs_whatif_iv_tick(w->iv))
 			return;
 	}
@@ -222,17 +218,21 @@ static void hs_whatif_iv_feed(struct hs_whatif *w, const struct hs_whatif_rec *r
 
 static void hs_whatif_replay(struct hs_whatif *w, const struct hs_whatif_rec *r)
 {
-	uint64_t d = hs_whatif_time_to_wake(w, r);
+	uint64_t d = hs_whatif_rec_ttw(r, w->delta), ovh = hs_whatif_rec_overhead(r, w->delta);
+	struct hs_sim_params own;
+	const struct hs_sim_params *p = &w->cand[0].p;
 
 	if (w->opts.keep_gaps)
 		hs_whatif_keep_gap(w, d);
-
+	if (ovh != p->wake_overhead_ns) {
+		own = *p;
+		own.wake_overhead_ns = ovh;
+		p = &own;
+	}
 	if (w->open)
-		hs_whatif_open_halt(w->open, w->ncand, d, w->delta, r->waited, r->valid,
-				    r->poll_cut);
+		hs_whatif_open_halt(w->open, w->ncand, d, ovh, r->waited, r->valid, r->poll_cut);
 	else if (w->ncand)
-		hs_whatif_batch_halt(&w->batch, w->ncand, &w->cand[0].p, d, r->valid,
-				     r->poll_cut);
+		hs_whatif_batch_halt(&w->batch, w->ncand, p, d, r->valid, r->poll_cut);
 	hs_whatif_iv_feed(w, r, false);
 	hs_whatif_infer_max(w);
 	hs_whatif_check(w, r);
@@ -348,18 +348,22 @@ void hs_whatif_halt(struct hs_whatif *w, const struct hs_wakeup *wakeup,
 		    const struct hs_poll_change *change, int64_t window_ns,
 		    bool data_reliable, uint64_t poll_cut_ns)
 {
-	hs_whatif_halt_ts(w, 0, wakeup, change, window_ns, data_reliable, poll_cut_ns);
+	struct hs_halt_sched sched = { .poll_cut_ns = poll_cut_ns, .woken_ns = HS_WOKEN_UNKNOWN };
+
+	hs_whatif_halt_ts(w, 0, wakeup, change, window_ns, data_reliable, &sched);
 }
 
 void hs_whatif_halt_ts(struct hs_whatif *w, uint64_t ts, const struct hs_wakeup *wakeup,
 		       const struct hs_poll_change *change, int64_t window_ns,
-		       bool data_reliable, uint64_t poll_cut_ns)
+		       bool data_reliable, const struct hs_halt_sched *sched)
 {
+	bool timed = sched && wakeup->waited && sched->woken_ns <= wakeup->ns;
 	struct hs_whatif_rec r = {
 		.ts = ts,
 		.ns = wakeup->ns,
 		.window = window_ns < 0 ? -1 : window_ns,
-		.poll_cut = poll_cut_ns,
+		.poll_cut = sched ? sched->poll_cut_ns : HS_POLL_CUT_UNKNOWN,
+		.woken = timed ? sched->woken_ns : HS_WOKEN_UNKNOWN,
 		.waited = wakeup->waited,
 		.valid = wakeup->valid != 0,	/* -1: the kernel had no such field */
 		.reliable = data_reliable,
@@ -454,6 +458,12 @@ void hs_whatif_selfcheck(const struct hs_whatif *w, struct hs_selfcheck *out)
 uint64_t hs_whatif_wake_overhead_ns(const struct hs_whatif *w)
 {
 	return w->delta;
+}
+
+void hs_whatif_wake_overhead_measured(const struct hs_whatif *w,
+				      struct hs_wake_overhead_measured *out)
+{
+	*out = w->measured;
 }
 
 void hs_whatif_wake_overhead_range(const struct hs_whatif *w, uint64_t *lo, uint64_t *hi)

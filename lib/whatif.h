@@ -69,6 +69,16 @@ struct hs_wake_choice {
 	bool supported;			/* the trace decided it; else closed loop by default */
 	double shift_ns;		/* after a hit minus after a wait (open loop: about Δ) */
 	uint64_t pairs;			/* matched halt pairs it was measured on */
+	/*
+	 * From consecutive waits sched_waking timed: the slope of a wait's
+	 * time to wake against the overhead of the wait before it (closed
+	 * loop 0, open loop -1), its standard error, and over how many pairs.
+	 * from_timed: that slope decided, and the other model, which it
+	 * refutes, does not bound the intervals.
+	 */
+	double slope, slope_se;
+	uint64_t timed_pairs;
+	bool from_timed;
 };
 
 /* Where the maximum window M the self-check replays came from. */
@@ -112,10 +122,27 @@ void hs_whatif_free(struct hs_whatif *w);
 void hs_whatif_halt(struct hs_whatif *w, const struct hs_wakeup *wakeup,
 		    const struct hs_poll_change *change, int64_t window_ns,
 		    bool data_reliable, uint64_t poll_cut_ns);
-/* The same with the wakeup's timestamp ts (ns), which the wake model is told from; 0 unknown. */
+
+/*
+ * What the scheduler's events tell of one halt. woken_ns: from a wait's
+ * start to the sched_waking of its thread, the wait's exact time to wake
+ * (its ns minus that is its own wake-up overhead); HS_WOKEN_UNKNOWN for a
+ * poll hit or without the event, when the time to wake is ns minus the
+ * estimated overhead.
+ */
+#define HS_WOKEN_UNKNOWN UINT64_MAX
+struct hs_halt_sched {
+	uint64_t poll_cut_ns;
+	uint64_t woken_ns;
+};
+
+/*
+ * The same with the wakeup's timestamp ts (ns), which the wake model is
+ * told from (0 unknown), and the scheduler's view (NULL: none).
+ */
 void hs_whatif_halt_ts(struct hs_whatif *w, uint64_t ts, const struct hs_wakeup *wakeup,
 		       const struct hs_poll_change *change, int64_t window_ns,
-		       bool data_reliable, uint64_t poll_cut_ns);
+		       bool data_reliable, const struct hs_halt_sched *sched);
 /*
  * The account tells afterwards the window of the latest run of halts that
  * were given window_ns -1 (those since the window was last known, lost-event
@@ -156,6 +183,17 @@ unsigned int hs_whatif_rows(const struct hs_whatif *w, struct hs_whatif_row *row
 void hs_whatif_selfcheck(const struct hs_whatif *w, struct hs_selfcheck *out);
 /* Estimated wake-up overhead (waits' ns minus time to wake), and how. */
 uint64_t hs_whatif_wake_overhead_ns(const struct hs_whatif *w);
+/*
+ * The wake-up overhead as sched_waking showed it: each timed wait's ns minus
+ * its time to wake, over the first halts (HS_WHATIF_BUFFER). waits 0: too
+ * few timed waits, and Δ is estimated from the halts alone.
+ */
+struct hs_wake_overhead_measured {
+	uint64_t waits;
+	uint64_t p10_ns, p50_ns, p90_ns, p99_ns;
+};
+void hs_whatif_wake_overhead_measured(const struct hs_whatif *w,
+				      struct hs_wake_overhead_measured *out);
 /* The range of Δ the trace allows, which the interval replays at its ends. */
 void hs_whatif_wake_overhead_range(const struct hs_whatif *w, uint64_t *lo, uint64_t *hi);
 void hs_whatif_wake_model(const struct hs_whatif *w, struct hs_wake_choice *out);

@@ -7,7 +7,8 @@
  * has three sources, each replayed rather than assumed:
  *
  * - the wake model: the point takes the one the trace supports (closed
- *   loop by default), the other one is replayed as a bound;
+ *   loop by default), the other one is replayed as a bound, unless timed
+ *   waits refuted it (whatif_wake.c);
  * - the wake-up overhead Δ: replayed at the low and high end of what the
  *   trace allows (hs_whatif_delta_range in whatif.c);
  * - the sensitivity of the adaptive window: every time to wake perturbed
@@ -29,6 +30,7 @@
  * interval is their root sum of squares.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,23 +78,28 @@ void hs_whatif_open_init(struct hs_whatif_open *o, const struct hs_sim_params *b
 	}
 }
 
-void hs_whatif_open_halt(struct hs_whatif_open *o, unsigned int n, uint64_t d, uint64_t delta,
+void hs_whatif_open_halt(struct hs_whatif_open *o, unsigned int n, uint64_t d, uint64_t overhead,
 			 bool rec_waited, bool valid, uint64_t cut)
 {
+	uint64_t shift = o->prev_overhead;
+
 	for (unsigned int i = 0; i < n; i++) {
 		uint64_t di = d;
 		bool hit;
 
 		if (o->started) {
 			if (o->prev_rec_waited && o->prev_hit[i])
-				di = d > UINT64_MAX - delta ? UINT64_MAX : d + delta;
-			else if (!o->prev_rec_waited && !o->prev_hit[i])
-				di = d > delta ? d - delta : 0;
+				di = d > UINT64_MAX - shift ? UINT64_MAX : d + shift;
+			else if (!o->prev_rec_waited && !o->prev_hit[i] && !o->prev_pending)
+				di = d > shift ? d - shift : 0;
 		}
+		o->sim[i].p.wake_overhead_ns = overhead;
 		hs_sim_halt_cut(&o->sim[i], di, valid, cut, &hit);
 		o->prev_hit[i] = hit;
 	}
 	o->prev_rec_waited = rec_waited;
+	o->prev_pending = d < HS_WHATIF_PENDING_NS;
+	o->prev_overhead = overhead;
 	o->started = true;
 }
 
@@ -142,9 +149,10 @@ static void iv_add(struct hs_whatif_iv *iv, bool open, uint64_t delta, uint32_t 
 }
 
 void hs_whatif_iv_start(struct hs_whatif_iv *iv, uint64_t delta, uint64_t delta_lo,
-			uint64_t delta_hi, bool point_open)
+			uint64_t delta_hi, bool point_open, bool other_model)
 {
-	iv_add(iv, !point_open, delta, 0);
+	if (other_model)
+		iv_add(iv, !point_open, delta, 0);
 	iv_add(iv, point_open, delta_lo, 0);
 	iv_add(iv, point_open, delta_hi, 0);
 	iv_add(iv, point_open, delta, 1);
@@ -180,19 +188,23 @@ static uint64_t iv_jitter(uint64_t d, uint64_t ns, uint32_t seed)
 }
 
 void hs_whatif_iv_halt(struct hs_whatif_iv *iv, uint64_t ns, bool waited, bool valid,
-		       uint64_t cut)
+		       uint64_t cut, uint64_t woken)
 {
+	bool timed = waited && woken <= ns;
+
 	if (iv->seen++ >= HS_WHATIF_IV_HALTS)
 		return;
 	for (unsigned int k = 0; k < iv->nvar; k++) {
 		struct hs_whatif_variant *v = &iv->var[k];
-		uint64_t d = !waited ? ns : ns > v->delta ? ns - v->delta : 0;
+		uint64_t d = timed ? woken : !waited ? ns : ns > v->delta ? ns - v->delta : 0;
+		struct hs_sim_params p = v->p;
 
+		p.wake_overhead_ns = timed ? ns - woken : v->delta;
 		d = iv_jitter(d, ns, v->seed);
 		if (v->open)
-			hs_whatif_open_halt(v->open, iv->n, d, v->delta, waited, valid, cut);
+			hs_whatif_open_halt(v->open, iv->n, d, p.wake_overhead_ns, waited, valid, cut);
 		else
-			hs_whatif_batch_halt(&v->batch, iv->n, &v->p, d, valid, cut);
+			hs_whatif_batch_halt(&v->batch, iv->n, &p, d, valid, cut);
 	}
 }
 
@@ -281,6 +293,7 @@ void hs_whatif_iv_row(const struct hs_whatif_iv *iv, unsigned int i, struct hs_w
 
 		iv_variant_counts(&iv->var[k], i, &h, &p);
 		r = row->hit_rate + (double)h / covered - pt_rate;
+		if (getenv("HS_IVDBG")) fprintf(stderr, "iv cand %llu var %u open %d delta %llu seed %u: %.2f (pt %.2f)\n", (unsigned long long)iv->cands[i], k, iv->var[k].open != NULL, (unsigned long long)iv->var[k].delta, iv->var[k].seed, 100*r, 100*row->hit_rate);
 		c = row->poll_cpu_s + ((double)p - (double)iv->snap_poll[i]) * scale / 1e9;
 		rate_lo = r < rate_lo ? r : rate_lo;
 		rate_hi = r > rate_hi ? r : rate_hi;
@@ -289,6 +302,7 @@ void hs_whatif_iv_row(const struct hs_whatif_iv *iv, unsigned int i, struct hs_w
 	}
 	row->hit_rate_replay_low = rate_lo < 0 ? 0 : rate_lo;
 	row->hit_rate_replay_high = rate_hi > 1 ? 1 : rate_hi;
+	if (getenv("HS_IVDBG")) fprintf(stderr, "iv cand %llu se %.3f nblocks %u\n", (unsigned long long)iv->cands[i], 100*M_SQRT2 * iv_se(iv->sum_rate[i], iv->sq_rate[i], iv->nblocks), iv->nblocks);
 	iv_bounds(row->hit_rate, rate_lo, rate_hi,
 		  M_SQRT2 * iv_se(iv->sum_rate[i], iv->sq_rate[i], iv->nblocks),
 		  &row->hit_rate_low, &row->hit_rate_high, 1.0);

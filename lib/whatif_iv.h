@@ -23,23 +23,32 @@
  * Open loop: wakes stay where they were in absolute time. A halt that the
  * recording ended with a wait (wake-up overhead Δ) and the replay with a
  * hit (none) leaves the guest back in HLT Δ earlier, so the next time to
- * wake is Δ longer; the reverse makes it Δ shorter (never below 0).
+ * wake is Δ longer; the reverse makes it Δ shorter (never below 0). Δ is
+ * that halt's own overhead (a timed wait's, else the estimate). A halt
+ * whose wake was already pending (a time to wake under
+ * HS_WHATIF_PENDING_NS) does not sleep even when it does not poll:
+ * kvm_vcpu_block() finds the wake before it schedules, so it moves nothing.
  */
+#define HS_WHATIF_PENDING_NS 1000
+
 struct hs_whatif_open {
 	struct hs_sim sim[HS_WHATIF_MAX_CANDIDATES];
 	bool prev_hit[HS_WHATIF_MAX_CANDIDATES];
 	bool prev_rec_waited;
+	bool prev_pending;
 	bool started;
+	uint64_t prev_overhead;
 };
 
 void hs_whatif_open_init(struct hs_whatif_open *o, const struct hs_sim_params *base,
 			 const uint64_t *cands, unsigned int n);
 /*
- * d: the recorded time to wake; delta: the Δ the replay uses; cut: the poll
- * ends there at the latest (hs_sim_halt_cut), taken from the recorded halt's
- * start although the replayed one may start up to Δ apart.
+ * d: the recorded time to wake; overhead: what a miss of this halt costs
+ * (its Δ); cut: the poll ends there at the latest (hs_sim_halt_cut), taken
+ * from the recorded halt's start although the replayed one may start up to
+ * Δ apart.
  */
-void hs_whatif_open_halt(struct hs_whatif_open *o, unsigned int n, uint64_t d, uint64_t delta,
+void hs_whatif_open_halt(struct hs_whatif_open *o, unsigned int n, uint64_t d, uint64_t overhead,
 			 bool rec_waited, bool valid, uint64_t cut);
 
 struct hs_whatif_iv;
@@ -49,13 +58,18 @@ struct hs_whatif_iv *hs_whatif_iv_alloc(const struct hs_sim_params *base, enum h
 void hs_whatif_iv_free(struct hs_whatif_iv *iv);
 /*
  * Before the first halt: the Δ of the point and its range, and the wake
- * model the point replay uses (the variants take the other one too).
+ * model the point replay uses; other_model: a variant replays the other
+ * one too (unless the trace refuted it).
  */
 void hs_whatif_iv_start(struct hs_whatif_iv *iv, uint64_t delta, uint64_t delta_lo,
-			uint64_t delta_hi, bool point_open);
-/* One recorded halt, replayed by every variant while within HS_WHATIF_IV_HALTS. */
+			uint64_t delta_hi, bool point_open, bool other_model);
+/*
+ * One recorded halt, replayed by every variant while within HS_WHATIF_IV_HALTS;
+ * woken: a timed wait's time to wake (HS_WOKEN_UNKNOWN: none), which every
+ * variant takes as it is, with its overhead.
+ */
 void hs_whatif_iv_halt(struct hs_whatif_iv *iv, uint64_t ns, bool waited, bool valid,
-		       uint64_t cut);
+		       uint64_t cut, uint64_t woken);
 /* True when the point's counts are wanted now (hs_whatif_iv_counts, after the point's halt). */
 bool hs_whatif_iv_tick(struct hs_whatif_iv *iv);
 void hs_whatif_iv_counts(struct hs_whatif_iv *iv, const uint64_t *hits, const uint64_t *poll_ns,

@@ -19,13 +19,16 @@
 #define HS_WHATIF_BACKFILLS 16
 #define HS_WHATIF_DELTA_SPAN 50000
 #define HS_WAKE_MIN_PAIRS 16
+#define HS_WAKE_MIN_TIMED 64		/* consecutive timed waits before their slope decides */
+#define HS_WAKE_SLOPE_Z 3.0		/* standard errors between their slope and the other model's */
 
 /* One buffered halt: what hs_whatif_halt was given, compacted. */
 struct hs_whatif_rec {
 	uint64_t ts;		/* the wakeup's timestamp, 0 unknown */
 	uint64_t ns;
 	int64_t window;		/* window in force, -1 unknown */
-	uint64_t poll_cut;	/* hs_whatif_halt's poll_cut_ns */
+	uint64_t poll_cut;	/* hs_halt_sched's poll_cut_ns */
+	uint64_t woken;		/* hs_halt_sched's woken_ns, at most ns; HS_WOKEN_UNKNOWN */
 	uint32_t chg_new, chg_old;
 	bool waited, valid, reliable, has_change, grow;
 };
@@ -54,6 +57,7 @@ struct hs_whatif {
 
 	uint64_t delta;
 	uint64_t delta_lo, delta_hi;	/* the range the interval replays */
+	struct hs_wake_overhead_measured measured;	/* from timed waits; waits 0: none */
 	struct hs_wake_choice wake;
 	struct hs_whatif_open *open;	/* the point replay when the wakes are open loop */
 	struct hs_whatif_iv *iv;	/* the interval's replays; NULL: none (out of memory) */
@@ -92,6 +96,25 @@ static inline int64_t hs_whatif_window(const struct hs_whatif *w, const struct h
 	    (uint64_t)win > w->check.p.max_ns)
 		win = (int64_t)w->check.p.max_ns;
 	return win;
+}
+
+/*
+ * A halt's time to wake D, and the wake-up overhead a miss of it costs in
+ * the replay: a wait timed by sched_waking has both exactly, any other
+ * halt takes Δ (a poll hit's D is its ns).
+ */
+static inline uint64_t hs_whatif_rec_ttw(const struct hs_whatif_rec *r, uint64_t delta)
+{
+	if (!r->waited)
+		return r->ns;
+	if (r->woken != HS_WOKEN_UNKNOWN)
+		return r->woken;
+	return r->ns > delta ? r->ns - delta : 0;
+}
+
+static inline uint64_t hs_whatif_rec_overhead(const struct hs_whatif_rec *r, uint64_t delta)
+{
+	return r->woken != HS_WOKEN_UNKNOWN ? r->ns - r->woken : delta;
 }
 
 /* whatif_wake.c: Δ from the buffered halts, then the wake model and the interval's replays. */

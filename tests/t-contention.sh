@@ -147,10 +147,10 @@ if have trace-cmd; then
 	trace-cmd report "$TMP/rs.dat" >"$TMP/rs.txt" 2>/dev/null
 	python3 - "$TMP/rs.txt" "$TMP/rs.json" <<'PY' || fail contention-record-sched-filtered "python failed"
 import json, re, sys
-sw = wk = 0
+sw = wk = wg = 0
 bad = []
 for line in open(sys.argv[1]):
-    m = re.search(r"\[(\d+)\].*?(sched_switch|sched_wakeup):\s+(.*)", line)
+    m = re.search(r"\[(\d+)\].*?(sched_switch|sched_wakeup|sched_waking):\s+(.*)", line)
     if not m:
         continue
     cpu, ev, rest = int(m.group(1)), m.group(2), m.group(3)
@@ -159,14 +159,23 @@ for line in open(sys.argv[1]):
         if cpu != 0:
             bad.append(line.strip())
     else:
-        wk += 1
+        wk += ev == "sched_wakeup"
+        wg += ev == "sched_waking"
         t = re.search(r"(?:CPU:|target_cpu=)(\d+)\s*$", rest)
         if not t or int(t.group(1)) != 0:
             bad.append(line.strip())
 d = json.load(open(sys.argv[2]))
-good = sw > 0 and wk > 0 and not bad and d["host"]["contention"]["known"]
+good = sw > 0 and wk > 0 and wg > 0 and not bad and d["host"]["contention"]["known"]
 print(("ok " if good else "not ok ") + "contention-record-sched-filtered" +
-      ("" if good else ": %d switches, %d wakeups, outside CPU 0: %s" % (sw, wk, bad[:3])))
+      ("" if good else ": %d switches, %d wakeups, %d wakings, outside CPU 0: %s" %
+       (sw, wk, wg, bad[:3])))
+# the vCPU's waits are timed by its sched_waking, and replayed with their own overheads
+v = max(d["vcpus"], key=lambda v: v["halts"]) if d["vcpus"] else None
+good = v is not None and v["timed_waits"] > 0.5 * v["waits"] and \
+    v["wake_overhead_source"] == "sched_waking"
+print(("ok " if good else "not ok ") + "contention-record-sched-timed-waits" +
+      ("" if good or v is None else ": %d of %d waits timed, %s" %
+       (v["timed_waits"], v["waits"], v["wake_overhead_source"])))
 PY
 else
 	skip contention-record-sched-filtered "trace-cmd missing"

@@ -68,6 +68,9 @@ gen small -v 4 -V 1 -H 16000 -g exp:150us -c 2 --noise 2000
 # the big input's halts without its sched_switch noise: what tracking runqueues costs
 gen bigquiet -v 8 -V 2 -H 250000 -g exp:150us -c 4
 gen huge -v 8 -V 2 -H 630000 -g exp:150us -c 4 --noise 5000
+# the big input with every wait timed by sched_waking (record --sched): the
+# what-if replays each timed wait with its own time to wake and overhead
+gen bigwaking -v 8 -V 2 -H 250000 -g exp:150us -c 4 --noise 5000 --waking --delta-spread 15us
 if [ $have_tc = 1 ] && [ ! -s "$D/big.v7.dat" ]; then
 	echo "bench: converting big.dat to v7 zstd"
 	trace-cmd convert -i "$D/big.dat" -o "$D/big.v7.dat" --file-version 7 --compression zstd \
@@ -102,6 +105,9 @@ row v6 "big v6 trace.dat" "$D/big.dat" "$BIG" "$RUNS"
 row v6one "  same, one reader" "$D/big.dat" "$BIG" 0 HALTSTAT_THREADS=1
 row quiet "  same, no sched events" "$D/bigquiet.dat" "$(events_of "$D/bigquiet.json")" 0
 row v6nowi "  same, no what-if" "$D/big.dat" "$BIG" 0 HALTSTAT_WHATIF=off
+WAKING=$(events_of "$D/bigwaking.json")
+row waking "  same, waits timed" "$D/bigwaking.dat" "$WAKING" 0
+row wakingnowi "  same, timed, no what-if" "$D/bigwaking.dat" "$WAKING" 0 HALTSTAT_WHATIF=off
 [ -s "$D/big.v7.dat" ] && row v7 "big v7 zstd" "$D/big.v7.dat" "$BIG" "$RUNS"
 row txt "big kernel text (lines)" "$D/big.txt" "$LINES" 0
 row small "100k v6 trace.dat" "$D/small.dat" "$SMALL" "$RUNS"
@@ -130,7 +136,7 @@ fi
 	"${TC_T[v7]:-0} / ${HS_T[v7]} >= 3" v7
 # the what-if (every candidate replayed, with its prediction intervals) is
 # what a report spends beyond reading: the difference to a run without it
-for k in v6 real; do
+for k in v6 waking real; do
 	[ -n "${HS_T[$k]}" ] && [[ ${HS_T[${k}nowi]} =~ ^[0-9.]+$ ]] || continue
 	share=$(awk -v a="${HS_T[$k]}" -v b="${HS_T[${k}nowi]}" 'BEGIN { s = (a - b) / a; printf "%.0f", 100 * (s < 0 ? 0 : s) }')
 	verdict "$k: the what-if with intervals < 25% of the report's time ($share%: ${HS_T[$k]} s, ${HS_T[${k}nowi]} s without)" \

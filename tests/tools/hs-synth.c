@@ -40,6 +40,7 @@
 #define SY_MISSED	(1ull << 31)
 #define SY_MISSED_STORED (1ull << 30)
 #define SY_IDLE_EXIT	4294967295u
+#define SY_PENDING_NS	300		/* a halt that finds its wake pending: no sleep, this long */
 
 static void sy_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
@@ -89,7 +90,8 @@ struct sy_format {
 /* Text is formatted only when asked for: it costs more than the rest. */
 static bool sy_text_on;
 
-enum { SY_F_WAKEUP, SY_F_POLL, SY_F_IDLE, SY_F_GPOLL, SY_F_SWITCH, SY_NFMT };
+/* SY_F_WAKING last: its format is loaded and written only with --waking */
+enum { SY_F_WAKEUP, SY_F_POLL, SY_F_IDLE, SY_F_GPOLL, SY_F_SWITCH, SY_F_WAKING, SY_NFMT };
 
 static struct sy_format sy_fmt[SY_NFMT] = {
 	[SY_F_WAKEUP] = { .system = "kvm", .name = "kvm_vcpu_wakeup" },
@@ -97,6 +99,7 @@ static struct sy_format sy_fmt[SY_NFMT] = {
 	[SY_F_IDLE] = { .system = "power", .name = "cpu_idle" },
 	[SY_F_GPOLL] = { .system = "power", .name = "guest_halt_poll_ns" },
 	[SY_F_SWITCH] = { .system = "sched", .name = "sched_switch" },
+	[SY_F_WAKING] = { .system = "sched", .name = "sched_waking" },
 };
 
 static char *sy_read_file(const char *path, size_t *len)
@@ -266,7 +269,7 @@ static const char *sy_formats_dir(const char *opt)
 	return "tests/data/formats";
 }
 
-static void sy_load_formats(const char *dir, struct sy_header *h)
+static void sy_load_formats(const char *dir, struct sy_header *h, int nfmt)
 {
 	char path[4096];
 
@@ -277,7 +280,7 @@ static void sy_load_formats(const char *dir, struct sy_header *h)
 	snprintf(path, sizeof(path), "%s/header_event", dir);
 	if (!(h->event = sy_read_file(path, &h->event_len)))
 		sy_die("cannot read %s: %s", path, strerror(errno));
-	for (int i = 0; i < SY_NFMT; i++) {
+	for (int i = 0; i < nfmt; i++) {
 		struct sy_format *f = &sy_fmt[i];
 
 		snprintf(path, sizeof(path), "%s/%s/%s/format", dir, f->system, f->name);
@@ -298,6 +301,9 @@ struct sy_opts {
 	int64_t vm_m[SY_MAX_VMS];	/* -1: the module's */
 	uint32_t grow, grow_start, shrink;
 	uint64_t delta;			/* wake-up overhead of a blocked vCPU */
+	uint64_t delta_spread;		/* mean of an exponential added to it per wait */
+	bool waking;			/* sched_waking of each wait's thread when its wake comes */
+	bool open_loop;			/* wakes a gap apart in absolute time, not a gap after each halt starts */
 	uint64_t run_ns;		/* guest runs this long between halts */
 	double migrate;			/* chance a woken vCPU thread lands on another CPU */
 	double noise;			/* sched_switch per second per CPU */
@@ -565,6 +571,20 @@ static void sy_ev_switch(struct sy_ev *e, const char *pcomm, int ppid, const cha
 			 ncomm, npid);
 }
 
+static void sy_ev_waking(struct sy_ev *e, int waker, const char *comm, int pid, unsigned int cpu)
+{
+	struct sy_format *f = &sy_fmt[SY_F_WAKING];
+
+	sy_ev_init(e, f, waker);
+	memcpy(e->buf + sy_off(f, "comm", 16), comm, strnlen(comm, 15));
+	sy_put32(e->buf + sy_off(f, "pid", 4), (uint32_t)pid);
+	sy_put32(e->buf + sy_off(f, "prio", 4), 120);
+	sy_put32(e->buf + sy_off(f, "target_cpu", 4), cpu);
+	if (sy_text_on)
+		snprintf(e->line, sizeof(e->line), "comm=%s pid=%d prio=120 target_cpu=%03u",
+			 comm, pid, cpu);
+}
+
 /* trace_print_context() with irq-info: "%16s-%-7d [%03d] ..... %5llu.%06lu: " */
 static void sy_text(struct sy_ctx *x, unsigned int cpu, uint64_t ts, const char *comm, int pid,
 		    const char *event, const char *line)
@@ -605,8 +625,11 @@ struct sy_vcpu {
 	uint64_t m;			/* maximum window M of its VM */
 	uint32_t p;			/* current window P */
 	struct hs_gap_gen gen;
+	uint64_t delta_rng;		/* the overheads' own stream: gaps stay those of the seed */
 	uint64_t left;
 	bool in_halt;
+	uint64_t waking_at;		/* a sched_waking due then (--waking), 0 none */
+	uint64_t next_wake;		/* --open-loop: when the next wake comes, 0 before the first */
 	uint64_t end;
 	/* the halt in progress, decided when it starts */
 	uint64_t ns;
@@ -618,6 +641,7 @@ struct sy_vcpu {
 	uint64_t halts, hits, waits, misses, nopoll, grows, shrinks, dropped;
 	/* what happened, lost or not */
 	uint64_t sim_halts, sim_hits, sim_grows, sim_shrinks, poll_cpu_ns;
+	uint64_t successful_polls;	/* hits with a window in force: KVM's halt_successful_poll */
 };
 
 static void sy_grow(struct sy_vcpu *v, const struct sy_opts *o)
@@ -647,8 +671,20 @@ static void sy_shrink(struct sy_vcpu *v, const struct sy_opts *o)
 	v->ch_old = old;
 }
 
-/* kvm_vcpu_halt() of Linux >= 6.1, for a vCPU whose wake comes d ns after the halt starts. */
-static void sy_halt_decide(struct sy_vcpu *v, const struct sy_opts *o, uint64_t d)
+/* A wait's wake-up overhead: --delta, plus an exponential draw with --delta-spread. */
+static uint64_t sy_wait_delta(struct sy_vcpu *v, const struct sy_opts *o)
+{
+	if (!o->delta_spread)
+		return o->delta;
+	return o->delta + (uint64_t)(-log1p(-sy_unit(&v->delta_rng)) * (double)o->delta_spread);
+}
+
+/*
+ * kvm_vcpu_halt() of Linux >= 6.1, for a vCPU whose wake comes d ns after
+ * the halt starts; pending: it came before (open loop), and the halt ends
+ * after d ns without a sleep, polled or not.
+ */
+static void sy_halt_decide(struct sy_vcpu *v, const struct sy_opts *o, uint64_t d, bool pending)
 {
 	uint32_t p;
 
@@ -656,8 +692,8 @@ static void sy_halt_decide(struct sy_vcpu *v, const struct sy_opts *o, uint64_t 
 		v->p = (uint32_t)v->m;		/* silent clamp at entry */
 	p = v->p;
 	v->polled = p != 0;
-	v->waited = !(d == 0 || (p && d <= p));
-	v->ns = v->waited ? d + o->delta : d;
+	v->waited = !(pending || d == 0 || (p && d <= p));
+	v->ns = v->waited ? d + sy_wait_delta(v, o) : d;
 	v->poll_cpu_ns += v->waited ? p : d;
 	v->change = 0;
 	if (!v->m)
@@ -670,6 +706,7 @@ static void sy_halt_decide(struct sy_vcpu *v, const struct sy_opts *o, uint64_t 
 		sy_grow(v, o);
 	v->sim_halts++;
 	v->sim_hits += !v->waited;
+	v->successful_polls += !v->waited && v->polled;
 	v->sim_grows += v->change > 0;
 	v->sim_shrinks += v->change < 0;
 }
@@ -688,6 +725,7 @@ struct sy_run {
 	unsigned int lost_done;
 	uint64_t noise_events;
 	uint64_t idle_events;
+	uint64_t waking_events;
 	bool noise_flip[SY_MAX_CPUS];
 };
 
@@ -735,15 +773,38 @@ static unsigned int sy_heap_pop(struct sy_run *r)
 static void sy_halt_begin(struct sy_run *r, unsigned int i, uint64_t t)
 {
 	struct sy_vcpu *v = &r->v[i];
+	uint64_t d = hs_gap_gen_next(&v->gen);
+	bool pending = false;
 	struct sy_ev e;
 
-	sy_halt_decide(v, r->x->o, hs_gap_gen_next(&v->gen));
+	/* open loop: a wake that came while the guest ran is pending at the halt */
+	if (r->x->o->open_loop) {
+		v->next_wake = (v->next_wake ? v->next_wake : t) + d;
+		pending = v->next_wake <= t;
+		d = pending ? SY_PENDING_NS : v->next_wake - t;
+	}
+	sy_halt_decide(v, r->x->o, d, pending);
 	v->in_halt = true;
 	v->end = t + v->ns;
+	v->waking_at = r->x->o->waking && v->waited ? t + d : 0;
 	if (r->x->o->guest_idle) {
 		sy_ev_idle(&e, 1, v->cpu);
 		r->idle_events += sy_put(r->x, v->cpu, t, SY_F_IDLE, "<idle>", 0, &e);
 	}
+	r->key[i] = v->waking_at ? v->waking_at : v->end;
+	sy_heap_push(r, i);
+}
+
+/* The waker (a thread of the VM's process, on the next CPU) wakes the blocked vCPU thread. */
+static void sy_halt_waking(struct sy_run *r, unsigned int i)
+{
+	struct sy_vcpu *v = &r->v[i];
+	unsigned int cpu = (v->cpu + 1) % r->x->o->ncpus;
+	struct sy_ev e;
+
+	sy_ev_waking(&e, v->tgid + 99, v->comm, v->tid, v->cpu);
+	r->waking_events += sy_put(r->x, cpu, v->waking_at, SY_F_WAKING, "hs-waker", v->tgid + 99, &e);
+	v->waking_at = 0;
 	r->key[i] = v->end;
 	sy_heap_push(r, i);
 }
@@ -846,6 +907,8 @@ static void sy_simulate(struct sy_run *r)
 
 		if (s >= r->nv)
 			sy_noise(r, s - r->nv, t);
+		else if (r->v[s].waking_at)
+			sy_halt_waking(r, s);
 		else if (r->v[s].in_halt)
 			sy_halt_end(r, s);
 		else
@@ -885,6 +948,7 @@ static void sy_vcpus_init(struct sy_run *r, struct sy_opts *o)
 		v->m = o->vm_m[v->vm] >= 0 ? (uint64_t)o->vm_m[v->vm] : o->module_m;
 		v->left = o->halts;
 		hs_gap_gen_init(&v->gen, &o->gaps, i);
+		v->delta_rng = o->seed * 0x2545f4914f6cdd1dull + (uint64_t)v->tid;
 	}
 }
 
@@ -928,10 +992,11 @@ static void sy_json_thread(FILE *f, const struct sy_run *r, const struct sy_vcpu
 		",\"waits\":%" PRIu64 ",\"poll_misses\":%" PRIu64 ",\"nopoll_waits\":%" PRIu64
 		",\"grows\":%" PRIu64 ",\"shrinks\":%" PRIu64 ",\"dropped\":%" PRIu64
 		",\"sim_halts\":%" PRIu64 ",\"sim_poll_hits\":%" PRIu64 ",\"sim_grows\":%" PRIu64
-		",\"sim_shrinks\":%" PRIu64 ",\"poll_cpu_ns\":%" PRIu64 ",\"final_window\":%u}",
+		",\"sim_shrinks\":%" PRIu64 ",\"successful_polls\":%" PRIu64
+		",\"poll_cpu_ns\":%" PRIu64 ",\"final_window\":%u}",
 		v->tid, v->tgid, v->comm, name, v->id, v->m, v->halts, v->hits, v->waits,
 		v->misses, v->nopoll, v->grows, v->shrinks, v->dropped, v->sim_halts,
-		v->sim_hits, v->sim_grows, v->sim_shrinks, v->poll_cpu_ns, v->p);
+		v->sim_hits, v->sim_grows, v->sim_shrinks, v->successful_polls, v->poll_cpu_ns, v->p);
 }
 
 static int sy_json(const struct sy_run *r)
@@ -956,13 +1021,16 @@ static int sy_json(const struct sy_run *r)
 	fprintf(f, "],\"totals\":{\"halts\":%" PRIu64 ",\"poll_hits\":%" PRIu64 ",\"waits\":%" PRIu64
 		",\"poll_misses\":%" PRIu64 ",\"nopoll_waits\":%" PRIu64 ",\"grows\":%" PRIu64
 		",\"shrinks\":%" PRIu64 ",\"sim_halts\":%" PRIu64 "},\"events\":%" PRIu64
-		",\"noise_events\":%" PRIu64 ",\"idle_events\":%" PRIu64 ",\"lost\":%" PRIu64
+		",\"noise_events\":%" PRIu64 ",\"idle_events\":%" PRIu64
+		",\"waking_events\":%" PRIu64 ",\"lost\":%" PRIu64
 		",\"lost_episodes\":%u,\"cpus\":%u,\"vms\":%u,\"halt_poll_ns\":%" PRIu64
 		",\"grow\":%u,\"grow_start\":%u,\"shrink\":%u,\"delta_ns\":%" PRIu64
+		",\"delta_spread_ns\":%" PRIu64
 		",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 "}\n",
 		t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], r->x->events, r->noise_events,
-		r->idle_events, lost, r->lost_done, o->ncpus, o->nvms, o->module_m, o->grow,
-		o->grow_start, o->shrink, o->delta, o->start_ns, r->x->last_ts);
+		r->idle_events, r->waking_events, lost, r->lost_done, o->ncpus, o->nvms,
+		o->module_m, o->grow, o->grow_start, o->shrink, o->delta, o->delta_spread,
+		o->start_ns, r->x->last_ts);
 	if (o->json ? fclose(f) : fflush(f))
 		sy_die("cannot write %s", o->json ? o->json : "stdout");
 	return 0;
@@ -976,8 +1044,8 @@ static void sy_meta(const struct sy_run *r, struct sy_str *m)
 	sy_str_add(m, "haltstat_version=%s\nkernel_release=%s\nclock=local\n", HS_VERSION, o->release);
 	sy_str_add(m, "record_seconds=%.3f\nncpus=%u\n",
 		   (double)(r->x->last_ts - o->start_ns) / 1e9, o->ncpus);
-	sy_str_add(m, "events=kvm:kvm_vcpu_wakeup,kvm:kvm_halt_poll_ns%s\n",
-		   o->guest_idle ? ",power:cpu_idle" : "");
+	sy_str_add(m, "events=kvm:kvm_vcpu_wakeup,kvm:kvm_halt_poll_ns%s%s\n",
+		   o->guest_idle ? ",power:cpu_idle" : "", o->waking ? ",sched:sched_waking" : "");
 	sy_str_add(m, "param.halt_poll_ns=%" PRIu64 "\nparam.halt_poll_ns_grow=%u\n"
 		   "param.halt_poll_ns_grow_start=%u\nparam.halt_poll_ns_shrink=%u\n",
 		   o->module_m, o->grow, o->grow_start, o->shrink);
@@ -1019,6 +1087,7 @@ static void sy_tracedat(struct sy_run *r)
 {
 	const struct sy_opts *o = r->x->o;
 	struct hs_tracedat_format fmts[SY_NFMT];
+	int nfmt = o->waking ? SY_NFMT : SY_F_WAKING;
 	struct hs_tracedat_cpu cpus[SY_MAX_CPUS];
 	struct sy_str meta = { 0 }, cmd = { 0 }, st[SY_MAX_CPUS];
 	const char *stp[SY_MAX_CPUS];
@@ -1029,7 +1098,7 @@ static void sy_tracedat(struct sy_run *r)
 
 	memset(&d, 0, sizeof(d));
 	memset(st, 0, sizeof(st));
-	for (int i = 0; i < SY_NFMT; i++) {
+	for (int i = 0; i < nfmt; i++) {
 		fmts[i].system = sy_fmt[i].system;
 		fmts[i].text = sy_fmt[i].text;
 		fmts[i].len = sy_fmt[i].len;
@@ -1051,7 +1120,7 @@ static void sy_tracedat(struct sy_run *r)
 	d.header_event = r->x->h.event;
 	d.header_event_len = r->x->h.event_len;
 	d.formats = fmts;
-	d.nformats = SY_NFMT;
+	d.nformats = (unsigned int)nfmt;
 	d.cmdlines = cmd.s;
 	d.cmdlines_len = cmd.len;
 	d.ncpus = o->ncpus;
@@ -1151,6 +1220,10 @@ static void sy_usage(FILE *f)
 		"      --vm-halt-poll-ns LIST  per-VM KVM_CAP_HALT_POLL, -1 for the module's\n"
 		"      --grow G --grow-start NS --shrink S   (defaults 2, 10000, 2)\n"
 		"  -d, --delta NS         wake-up overhead of a blocked vCPU (default 20us)\n"
+		"      --delta-spread NS  plus an exponential draw of this mean per wait (default 0)\n"
+		"      --waking           sched:sched_waking of each waiting vCPU thread at its wake\n"
+		"      --open-loop        wakes a gap apart in absolute time (timers), not a gap\n"
+		"                         after each halt starts (ping-pong)\n"
 		"      --run NS           guest run time between halts (default 2us)\n"
 		"  -c, --cpus N           host CPUs (default 2)\n"
 		"      --migrate P        chance a woken vCPU lands on another CPU (default 0.01)\n"
@@ -1264,6 +1337,7 @@ static void sy_defaults(struct sy_opts *o)
 enum {
 	OPT_VMM = 256, OPT_GROW, OPT_GROW_START, OPT_SHRINK, OPT_RUN, OPT_MIGRATE, OPT_NOISE,
 	OPT_GIDLE, OPT_LOST, OPT_FORMATS, OPT_START, OPT_RELEASE, OPT_NAMES, OPT_TID_BASE,
+	OPT_SPREAD, OPT_WAKING, OPT_OPEN,
 };
 
 static const struct option sy_lopts[] = {
@@ -1278,6 +1352,9 @@ static const struct option sy_lopts[] = {
 	{ "grow-start", required_argument, NULL, OPT_GROW_START },
 	{ "shrink", required_argument, NULL, OPT_SHRINK },
 	{ "delta", required_argument, NULL, 'd' },
+	{ "delta-spread", required_argument, NULL, OPT_SPREAD },
+	{ "waking", no_argument, NULL, OPT_WAKING },
+	{ "open-loop", no_argument, NULL, OPT_OPEN },
 	{ "run", required_argument, NULL, OPT_RUN },
 	{ "cpus", required_argument, NULL, 'c' },
 	{ "migrate", required_argument, NULL, OPT_MIGRATE },
@@ -1307,6 +1384,9 @@ static void sy_opt(struct sy_opts *o, int c, const char *a)
 	case OPT_GROW_START: o->grow_start = (uint32_t)sy_ns(a, "grow_start"); break;
 	case OPT_SHRINK: o->shrink = (uint32_t)sy_u64(a, "shrink"); break;
 	case 'd': o->delta = sy_ns(a, "delta"); break;
+	case OPT_SPREAD: o->delta_spread = sy_ns(a, "delta spread"); break;
+	case OPT_WAKING: o->waking = true; break;
+	case OPT_OPEN: o->open_loop = true; break;
 	case OPT_RUN: o->run_ns = sy_ns(a, "run time"); break;
 	case 'c': o->ncpus = (unsigned int)sy_u64(a, "CPU count"); break;
 	case OPT_MIGRATE: o->migrate = sy_double(a, "migration chance"); break;
@@ -1371,7 +1451,7 @@ int main(int argc, char **argv)
 
 	sy_parse(argc, argv, &o);
 	dir = sy_formats_dir(o.formats);
-	sy_load_formats(dir, &x.h);
+	sy_load_formats(dir, &x.h, o.waking ? SY_NFMT : SY_F_WAKING);
 	x.o = &o;
 	/* The header counts the entries: lines go to a scratch file first. */
 	if (o.text && !(x.text = tmpfile()))

@@ -702,7 +702,7 @@ static void test_exact(void)
 }
 
 /* Lines captured on a test machine (6.18 guest, power:cpu_idle). */
-/* sched_switch and sched_wakeup in the kernel's, trace-cmd's and perf's words. */
+/* sched_switch, sched_wakeup and sched_waking in the kernel's, trace-cmd's and perf's words. */
 static void test_sched(void)
 {
 	static const char text[] =
@@ -713,7 +713,9 @@ static void test_sched(void)
 		"       CPU 0/KVM-23207 [000]  2658.360076: sched_switch:         CPU 0/KVM:23207 [120] D ==> py:th:23190 [120]\n"
 		"         python3-23190 [000]  2658.360092: sched_switch:         python3:23190 [120] R ==> swapper/0:0 [120]\n"
 		"        hs-waker-23208 [001]  2658.360053: sched_wakeup:         CPU 0/KVM:23207 [120] CPU:001\n"
-		"         swapper     0 [000]  2658.360095: sched:sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=9 next_prio=120\n";
+		"         swapper     0 [000]  2658.360095: sched:sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=9 next_prio=120\n"
+		"        hs-waker-23208 [001] d..4.  2658.360041: sched_waking: comm=CPU 0/KVM pid=23207 prio=120 target_cpu=000\n"
+		"        hs-waker-23208 [001]  2658.360042: sched_waking:         comm=CPU 0/KVM pid=23207 prio=120 target_cpu=002\n";
 	struct fake a;
 	struct hs_error err;
 	const struct hs_event *ev;
@@ -721,9 +723,9 @@ static void test_sched(void)
 
 	rc = parse(&a, text, sizeof(text) - 1, &err);
 	CHECK(rc == HS_OK, "sched: reads");
-	CHECK_EQ_U64(a.nev, 8, "sched: 8 events");
+	CHECK_EQ_U64(a.nev, 10, "sched: 10 events");
 	CHECK_EQ_U64(a.meta.skipped_lines, 0, "sched: nothing skipped");
-	if (a.nev != 8) {
+	if (a.nev != 10) {
 		fake_free(&a);
 		return;
 	}
@@ -745,6 +747,11 @@ static void test_sched(void)
 	      "sched: trace-cmd wakeup");
 	CHECK(ev[7].sched_switch.prev_pid == 0 && ev[7].sched_switch.next_pid == 9,
 	      "sched: perf switch");
+	CHECK(ev[8].kind == HS_EV_SCHED_WAKING && ev[8].sched_wakeup.pid == 23207 &&
+	      ev[8].sched_wakeup.target_cpu == 0 && ev[8].cpu == 1 && ev[8].tid == 23208,
+	      "sched: kernel waking, logged by the waker");
+	CHECK(ev[9].kind == HS_EV_SCHED_WAKING && ev[9].sched_wakeup.pid == 23207 &&
+	      ev[9].sched_wakeup.target_cpu == 2, "sched: trace-cmd waking (the kernel's words)");
 	fake_free(&a);
 }
 

@@ -416,7 +416,7 @@ static struct hs_whatif *wake_case(bool open_loop)
 		wk.waited = !hit;
 		wk.ns = hit ? d : d + delta;
 		end = start + wk.ns;
-		hs_whatif_halt_ts(w, end, &wk, change ? &chg : NULL, win, true, HS_POLL_CUT_UNKNOWN);
+		hs_whatif_halt_ts(w, end, &wk, change ? &chg : NULL, win, true, NULL);
 	}
 	if (w)
 		hs_whatif_finish(w, end);
@@ -454,8 +454,96 @@ static void test_wake_model(void)
 	CHECK(ordered, "wake_model_intervals_hold_their_point");
 }
 
+/*
+ * A recording at 0 whose waits sched_waking timed: each wait's time to wake
+ * d and its own overhead (20 to 80 us, drawn per wait) are known. The
+ * candidates must replay them as they were, which a plain hs_sim fed each
+ * halt's d and overhead reproduces hit for hit; Δ is the overheads'
+ * median; and the timed waits tell closed loop from open loop.
+ */
+struct timed_case {
+	uint64_t halts, ref_hits;	/* the reference replay at M */
+	struct hs_whatif *w;
+};
+
+static void timed_case_run(struct timed_case *tc, bool open_loop, uint64_t m)
+{
+	struct hs_whatif_opts o = { .era = HS_ERA_6_11, .era_forced = true, .recorded_max_ns = 0,
+				    .grow = -1, .grow_start = -1, .shrink = -1, .ncandidates = 1 };
+	const uint64_t run = 5000;
+	uint64_t seed = 11, end = 1000000, wake = end;
+	struct hs_sim_params p;
+	struct hs_sim ref;
+
+	o.candidates[0] = m;
+	hs_sim_params_default(&p, HS_ERA_6_11);
+	p.max_ns = m;
+	hs_sim_init(&ref, &p);
+	memset(tc, 0, sizeof(*tc));
+	tc->w = hs_whatif_alloc(&o);
+	for (unsigned int i = 0; tc->w && i < 4000; i++) {
+		uint64_t gap = 20000 + soa_rand(&seed) % 280000, start = end + run;
+		uint64_t ovh = 20000 + soa_rand(&seed) % 60000, d;
+		struct hs_wakeup wk = { .valid = 1, .waited = 1 };
+		struct hs_halt_sched sched = { .poll_cut_ns = HS_POLL_CUT_UNKNOWN };
+
+		if (open_loop) {
+			wake += gap;
+			d = wake > start ? wake - start : 0;
+		} else {
+			d = gap;
+		}
+		/* at 0 nothing polls: a wake already due ends the halt at once, unslept */
+		wk.waited = d > 0;
+		wk.ns = d ? d + ovh : 300;
+		sched.woken_ns = d ? d : HS_WOKEN_UNKNOWN;
+		end = start + wk.ns;
+		hs_whatif_halt_ts(tc->w, end, &wk, NULL, 0, true, &sched);
+		ref.p.wake_overhead_ns = ovh;
+		hs_sim_halt(&ref, d ? d : wk.ns, true, NULL);
+	}
+	tc->halts = ref.halts;
+	tc->ref_hits = ref.hits;
+	if (tc->w)
+		hs_whatif_finish(tc->w, end);
+}
+
+static void test_timed_waits(void)
+{
+	struct hs_whatif_row rows[HS_WHATIF_MAX_CANDIDATES];
+	struct hs_wake_overhead_measured ms;
+	struct hs_wake_choice c[2];
+	struct timed_case tc;
+
+	for (int k = 0; k < 2; k++) {
+		timed_case_run(&tc, k == 1, 200000);
+		if (!tc.w) {
+			CHECK(0, "timed_alloc");
+			return;
+		}
+		hs_whatif_wake_model(tc.w, &c[k]);
+		hs_whatif_wake_overhead_measured(tc.w, &ms);
+		printf("# timed waits, %s loop: slope %.3f +- %.3f over %llu pairs; overhead p50 %llu\n",
+		       k ? "open" : "closed", c[k].slope, c[k].slope_se,
+		       (unsigned long long)c[k].timed_pairs, (unsigned long long)ms.p50_ns);
+		if (k == 0) {
+			CHECK(hs_whatif_rows(tc.w, rows) == 1 && rows[0].hits == tc.ref_hits &&
+			      rows[0].halts == tc.halts, "timed_replay_equals_own_times_and_overheads");
+			CHECK(ms.waits > 1000 && ms.p50_ns >= 47000 && ms.p50_ns <= 53000 &&
+			      ms.p10_ns < ms.p50_ns && ms.p50_ns < ms.p90_ns &&
+			      hs_whatif_wake_overhead_ns(tc.w) == ms.p50_ns, "timed_delta_is_median");
+		}
+		hs_whatif_free(tc.w);
+	}
+	CHECK(c[0].from_timed && c[0].model == HS_WAKE_CLOSED && fabs(c[0].slope) < 0.15,
+	      "timed_wake_model_closed");
+	CHECK(c[1].from_timed && c[1].model == HS_WAKE_OPEN && c[1].slope < -0.5,
+	      "timed_wake_model_open");
+}
+
 int main(void)
 {
+	test_timed_waits();
 	test_contradicted_max();
 	test_backfill();
 	test_wake_model();
