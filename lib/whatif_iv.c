@@ -30,7 +30,6 @@
  * interval is their root sum of squares.
  */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -293,7 +292,6 @@ void hs_whatif_iv_row(const struct hs_whatif_iv *iv, unsigned int i, struct hs_w
 
 		iv_variant_counts(&iv->var[k], i, &h, &p);
 		r = row->hit_rate + (double)h / covered - pt_rate;
-		if (getenv("HS_IVDBG")) fprintf(stderr, "iv cand %llu var %u open %d delta %llu seed %u: %.2f (pt %.2f)\n", (unsigned long long)iv->cands[i], k, iv->var[k].open != NULL, (unsigned long long)iv->var[k].delta, iv->var[k].seed, 100*r, 100*row->hit_rate);
 		c = row->poll_cpu_s + ((double)p - (double)iv->snap_poll[i]) * scale / 1e9;
 		rate_lo = r < rate_lo ? r : rate_lo;
 		rate_hi = r > rate_hi ? r : rate_hi;
@@ -302,7 +300,6 @@ void hs_whatif_iv_row(const struct hs_whatif_iv *iv, unsigned int i, struct hs_w
 	}
 	row->hit_rate_replay_low = rate_lo < 0 ? 0 : rate_lo;
 	row->hit_rate_replay_high = rate_hi > 1 ? 1 : rate_hi;
-	if (getenv("HS_IVDBG")) fprintf(stderr, "iv cand %llu se %.3f nblocks %u\n", (unsigned long long)iv->cands[i], 100*M_SQRT2 * iv_se(iv->sum_rate[i], iv->sq_rate[i], iv->nblocks), iv->nblocks);
 	iv_bounds(row->hit_rate, rate_lo, rate_hi,
 		  M_SQRT2 * iv_se(iv->sum_rate[i], iv->sq_rate[i], iv->nblocks),
 		  &row->hit_rate_low, &row->hit_rate_high, 1.0);
