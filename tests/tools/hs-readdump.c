@@ -53,6 +53,7 @@ static int c_event(void *priv, const struct hs_event *ev)
 		    ev->sched_switch.prev_runnable;
 		break;
 	case HS_EV_SCHED_WAKEUP:
+	case HS_EV_SCHED_WAKING:
 		h = (uint64_t)ev->sched_wakeup.pid * 29 + (uint64_t)ev->sched_wakeup.target_cpu;
 		break;
 	default:
