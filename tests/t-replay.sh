@@ -128,8 +128,10 @@ if ! need_tracefs; then skip replay-kvm "needs root and tracefs"; exit 0; fi
 NV=1; [ "$(nproc)" -ge 3 ] && NV=2
 H=6000
 
-# recorded without polling (per-VM KVM_CAP_HALT_POLL=0), the workload pinned
-if "$HALTSTAT" record -o r0.dat -- "$WL" -n $NV -H $H -g $GAPS -p 0 -o w0.json >rec.out 2>rec.err; then
+# recorded without polling (per-VM KVM_CAP_HALT_POLL=0), the workload pinned;
+# with sched events, so that sched_waking times every wait
+if "$HALTSTAT" record --sched -o r0.dat -- "$WL" -n $NV -H $H -g $GAPS -p 0 -o w0.json \
+	>rec.out 2>rec.err; then
 	ok replay-kvm-record
 else
 	fail replay-kvm-record "$(head -c 300 rec.err)"; exit 0
@@ -139,6 +141,13 @@ if [ "$(jget w0.json 'd["vm"][0]["kvm_stats"] is None')" = True ]; then
 fi
 "$HALTSTAT" advise --json -i r0.dat --candidates 50000,200000,400000 >adv.json 2>adv.err
 check replay-kvm-advise test -s adv.json
+# every vCPU's waits timed by its thread's sched_waking (all but the first),
+# their overhead measured, and the workload told closed loop (it arms each
+# wake when the guest halts)
+"$HALTSTAT" report --json -i r0.dat >r0.json 2>/dev/null
+jget r0.json '"\n".join("# vCPU %s: %d of %d waits timed, overhead %s, wake model %s" % (v["tid"], v["timed_waits"], v["waits"], v["wake_overhead_measured"], v["wake_model"]) for v in d["vcpus"])'
+check_eq replay-kvm-timed-waits True "$(jget r0.json 'bool(d["vcpus"]) and all(v["timed_waits"] >= 0.9 * v["waits"] and v["wake_overhead_source"] == "sched_waking" for v in d["vcpus"])')"
+check_eq replay-kvm-timed-closed-loop True "$(jget r0.json 'all(v["wake_model"]["model"] == "closed" and v["wake_model"]["evidence"] == "timed_waits" for v in d["vcpus"])')"
 
 # hit rate of one hs-workload result from KVM's counters
 wl_hits() { jget "$1" 'sum(v["kvm_stats"]["halt_successful_poll"] for v in d["vm"]) / sum(v["halts"] for v in d["vm"])'; }
