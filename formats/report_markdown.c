@@ -102,12 +102,13 @@ static void md_params(FILE *out, const struct hs_meta *m)
 	}
 }
 
-static void md_contention(FILE *out, const struct hs_halt_stats *h)
+static void md_contention(FILE *out, const struct hs_halt_stats *h, bool waking)
 {
 	if (!h->halts)
 		return;
 	if (!h->sched_halts || h->contended_share < 0) {
-		fputs("| contention | unknown (no sched events recorded) |\n", out);
+		fprintf(out, "| contention | unknown (no %s recorded) |\n",
+			waking ? "sched_switch and sched_wakeup events" : "sched events");
 		return;
 	}
 	fprintf(out, "| contention | another task runnable on the vCPU's CPU during %.1f%% of "
@@ -158,7 +159,7 @@ static void md_facts(FILE *out, const struct hs_report *r)
 	else
 		fputs("| lost events | 0 |\n", out);
 	fprintf(out, "| vCPU threads | %u in %u VM%s |\n", r->nvcpus, r->nvms, r->nvms == 1 ? "" : "s");
-	md_contention(out, &r->host);
+	md_contention(out, &r->host, r->events_sched_waking != 0);
 }
 
 static void md_warnings(FILE *out, const struct hs_report *r)
