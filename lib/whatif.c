@@ -208,7 +208,7 @@ static void hs_whatif_iv_feed(struct hs_whatif *w, const struct hs_whatif_rec *r
 	if (!w->iv)
 		return;
 	if (!final) {
-		hs_whatif_iv_halt(w->iv, r->ns, r->waited, r->valid, r->poll_cut, r->woken);
+		hs_whatif_iv_halt(w->iv, r);
 		if (!hs_whatif_iv_tick(w->iv))
 			return;
 	}
@@ -220,19 +220,15 @@ static void hs_whatif_replay(struct hs_whatif *w, const struct hs_whatif_rec *r)
 {
 	uint64_t d = hs_whatif_rec_ttw(r, w->delta), ovh = hs_whatif_rec_overhead(r, w->delta);
 	struct hs_sim_params own;
-	const struct hs_sim_params *p = &w->cand[0].p;
 
 	if (w->opts.keep_gaps)
 		hs_whatif_keep_gap(w, d);
-	if (ovh != p->wake_overhead_ns) {
-		own = *p;
-		own.wake_overhead_ns = ovh;
-		p = &own;
-	}
 	if (w->open)
 		hs_whatif_open_halt(w->open, w->ncand, d, ovh, r->waited, r->valid, r->poll_cut);
 	else if (w->ncand)
-		hs_whatif_batch_halt(&w->batch, w->ncand, p, d, r->valid, r->poll_cut);
+		hs_whatif_batch_halt(&w->batch, w->ncand,
+				     hs_whatif_params_for(&w->cand[0].p, ovh, &own), d, r->valid,
+				     r->poll_cut);
 	hs_whatif_iv_feed(w, r, false);
 	hs_whatif_infer_max(w);
 	hs_whatif_check(w, r);

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "whatif_iv.h"
+#include "whatif_priv.h"
 
 #define HS_WHATIF_IV_JITTER_PM 50
 #define HS_WHATIF_IV_Z 2.0
@@ -186,24 +187,21 @@ static uint64_t iv_jitter(uint64_t d, uint64_t ns, uint32_t seed)
 	return x < 18446744073709549568.0 ? (uint64_t)x : UINT64_MAX;
 }
 
-void hs_whatif_iv_halt(struct hs_whatif_iv *iv, uint64_t ns, bool waited, bool valid,
-		       uint64_t cut, uint64_t woken)
+void hs_whatif_iv_halt(struct hs_whatif_iv *iv, const struct hs_whatif_rec *r)
 {
-	bool timed = waited && woken <= ns;
-
 	if (iv->seen++ >= HS_WHATIF_IV_HALTS)
 		return;
 	for (unsigned int k = 0; k < iv->nvar; k++) {
 		struct hs_whatif_variant *v = &iv->var[k];
-		uint64_t d = timed ? woken : !waited ? ns : ns > v->delta ? ns - v->delta : 0;
-		struct hs_sim_params p = v->p;
+		uint64_t d = iv_jitter(hs_whatif_rec_ttw(r, v->delta), r->ns, v->seed);
+		uint64_t ovh = hs_whatif_rec_overhead(r, v->delta);
+		struct hs_sim_params own;
 
-		p.wake_overhead_ns = timed ? ns - woken : v->delta;
-		d = iv_jitter(d, ns, v->seed);
 		if (v->open)
-			hs_whatif_open_halt(v->open, iv->n, d, p.wake_overhead_ns, waited, valid, cut);
+			hs_whatif_open_halt(v->open, iv->n, d, ovh, r->waited, r->valid, r->poll_cut);
 		else
-			hs_whatif_batch_halt(&v->batch, iv->n, &p, d, valid, cut);
+			hs_whatif_batch_halt(&v->batch, iv->n, hs_whatif_params_for(&v->p, ovh, &own),
+					     d, r->valid, r->poll_cut);
 	}
 }
 

@@ -64,12 +64,11 @@ void hs_whatif_iv_free(struct hs_whatif_iv *iv);
 void hs_whatif_iv_start(struct hs_whatif_iv *iv, uint64_t delta, uint64_t delta_lo,
 			uint64_t delta_hi, bool point_open, bool other_model);
 /*
- * One recorded halt, replayed by every variant while within HS_WHATIF_IV_HALTS;
- * woken: a timed wait's time to wake (HS_WOKEN_UNKNOWN: none), which every
- * variant takes as it is, with its overhead.
+ * One recorded halt, replayed by every variant while within HS_WHATIF_IV_HALTS
+ * (a timed wait with its own time to wake and overhead in each).
  */
-void hs_whatif_iv_halt(struct hs_whatif_iv *iv, uint64_t ns, bool waited, bool valid,
-		       uint64_t cut, uint64_t woken);
+struct hs_whatif_rec;
+void hs_whatif_iv_halt(struct hs_whatif_iv *iv, const struct hs_whatif_rec *r);
 /* True when the point's counts are wanted now (hs_whatif_iv_counts, after the point's halt). */
 bool hs_whatif_iv_tick(struct hs_whatif_iv *iv);
 void hs_whatif_iv_counts(struct hs_whatif_iv *iv, const uint64_t *hits, const uint64_t *poll_ns,

@@ -117,6 +117,18 @@ static inline uint64_t hs_whatif_rec_overhead(const struct hs_whatif_rec *r, uin
 	return r->woken != HS_WOKEN_UNKNOWN ? r->ns - r->woken : delta;
 }
 
+/* The candidates' parameters p for one halt whose miss costs ovh: p itself, or a copy in *own. */
+static inline const struct hs_sim_params *hs_whatif_params_for(const struct hs_sim_params *p,
+							       uint64_t ovh,
+							       struct hs_sim_params *own)
+{
+	if (ovh == p->wake_overhead_ns)
+		return p;
+	*own = *p;
+	own->wake_overhead_ns = ovh;
+	return own;
+}
+
 /* whatif_wake.c: Δ from the buffered halts, then the wake model and the interval's replays. */
 void hs_whatif_estimate_delta(struct hs_whatif *w);
 void hs_whatif_choose_models(struct hs_whatif *w);
