@@ -15,7 +15,8 @@ for f in cyc40-150-800-hp0-r1 cyc40-150-800-hp0-r2 exp120-hp0; do
 done
 
 # check_pair RECORDING SETTING AWAY MEASURED...: AWAY=W also asks width <= W
-# points and the point within 3 of every measurement (0: neither). Inside
+# points and the point within 3 of every measurement (point: only the
+# latter; 0: neither). Inside
 # allows the 0.05 points the text rounds to.
 check_pair() {
 	local rec=$1 m=$2 away=$3; shift 3
@@ -26,7 +27,9 @@ check_pair() {
 	fi
 	python3 - "$rec.$m.json" "$m" "$away" $meas <<'PY' >cmp.out
 import json, sys
-rep, m, away = json.load(open(sys.argv[1])), int(sys.argv[2]), float(sys.argv[3])
+rep, m = json.load(open(sys.argv[1])), int(sys.argv[2])
+near = sys.argv[3] != "0"
+away = float(sys.argv[3]) if sys.argv[3] != "point" else 0
 row = [w for w in rep["host"]["what_if"] if w["halt_poll_ns"] == m][0]
 lo, pt, hi = (100 * row[k] for k in ("hit_rate_low", "hit_rate", "hit_rate_high"))
 bad = []
@@ -35,7 +38,7 @@ for f in sys.argv[4:]:
     x = 100 * sum(v["kvm_stats"]["halt_successful_poll"] for v in wl["vm"]) / sum(v["halts"] for v in wl["vm"])
     if not lo - 0.05 <= x <= hi + 0.05:
         bad.append("measured %.2f outside [%.2f, %.2f]" % (x, lo, hi))
-    if away and abs(pt - x) > 3:
+    if near and abs(pt - x) > 3:
         bad.append("point %.2f more than 3 points from %.2f" % (pt, x))
 if away and hi - lo > away:
     bad.append("interval [%.2f, %.2f] wider than %g points" % (lo, hi, away))
@@ -51,12 +54,38 @@ for r in r1 r2; do
 	check_pair $rec 300000 0 cyc40-150-800-hp300000-r1 cyc40-150-800-hp300000-r2
 	check_pair $rec 500000 6 cyc40-150-800-hp500000-r1 cyc40-150-800-hp500000-r2
 done
-# Issue 14 asks 6 points here too. Not met, and not honestly: replays of
-# resampled copies of this recording's 6816 halts (40 bootstrap draws) spread
-# with a standard deviation of 1.4 points at 200000, so the point alone is
-# uncertain by +-2.8 (twice that), and the run being predicted samples gaps of
-# its own; the block estimate gives +-5.1 for both. The bound is what holds.
-check_pair exp120-hp0 200000 11 exp120-hp200000
+# Issue 14 asks 6 points here too. Not met, and not honestly: the run being
+# predicted varies that much by itself. Its own recording at 200000, cut in
+# 100 ms stretches (about 660 halts each), gives hit rates from 40% to 60%;
+# scaled to a run as long as the hp=0 recording that is a standard error of
+# about 1.8 points, so two such runs (the one recorded, the one predicted)
+# differ by up to 2 * sqrt(2) * 1.8 = 5.1 points either way, one time in
+# twenty. The check: the measurement lies inside, the point within 3, and
+# the interval is no wider than that spread of the real run allows (plus a
+# quarter for the model part and for an estimate from 12 stretches): earned
+# from the data, not padded.
+check_pair exp120-hp0 200000 point exp120-hp200000
+xz -dc "$D/exp120-hp200000.dat.xz" >run200.dat || { fail intervals-data exp120-hp200000; exit 0; }
+for i in $(seq 0 11); do
+	"$HALTSTAT" report --json --no-advice -i run200.dat --start $((i * 100))ms \
+		--end $((i * 100 + 100))ms >"stretch$i.json" 2>err || { fail intervals-stretch "$(head -c 300 err)"; break; }
+done
+check_eq intervals-exp120-earned "" "$(python3 - exp120-hp0.200000.json stretch*.json <<'PY'
+import json, math, statistics, sys
+row = [w for w in json.load(open(sys.argv[1]))["host"]["what_if"] if w["halt_poll_ns"] == 200000][0]
+lo, pt, hi = (100 * row[k] for k in ("hit_rate_low", "hit_rate", "hit_rate_high"))
+vs = [json.load(open(f))["vcpus"][0] for f in sys.argv[2:]]
+rates = [100 * v["hit_rate"] for v in vs]
+se = statistics.stdev(rates) * math.sqrt(statistics.mean(v["halts"] for v in vs) / row["halts"])
+allowed = 1.25 * 2 * math.sqrt(2) * se
+print("# exp120: the real run's stretches give a standard error of %.2f points at %d halts;"
+      " allowed %.2f either way, interval -%.2f +%.2f" % (se, row["halts"], allowed, pt - lo, hi - pt),
+      file=sys.stderr)
+if len(rates) != 12 or max(pt - lo, hi - pt) > allowed:
+    print("interval [%.2f, %.2f] around %.2f wider than the run's own spread allows (%.2f)"
+          % (lo, hi, pt, allowed))
+PY
+)"
 
 # Between 200000 and 250000 the cycled recording has its cliff: the advice
 # says so in words, and the rows are ordered low <= point <= high.
