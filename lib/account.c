@@ -168,6 +168,11 @@ static int hs_account_over(struct hs_account *a, unsigned int n, unsigned int ma
 	return 0;
 }
 
+static unsigned int hs_waking_slot(int tid)
+{
+	return (unsigned int)tid & (HS_ACCOUNT_WAKING_EARLY - 1);
+}
+
 /* NULL: out of memory, or a new thread past HS_ACCOUNT_MAX_VCPUS. */
 struct hs_vcpu_acct *hs_vcpu_get(struct hs_account *a, int tid, uint64_t ts)
 {
@@ -186,6 +191,8 @@ struct hs_vcpu_acct *hs_vcpu_get(struct hs_account *a, int tid, uint64_t ts)
 	v->first_ts = ts;
 	v->last_ts = ts;
 	v->seg.since_ts = ts;
+	if (a->waking_early[hs_waking_slot(tid)].tid == tid)
+		v->waking_ts = a->waking_early[hs_waking_slot(tid)].ts;
 	if (hs_imap_put(&a->vcpu_map, tid, a->nvcpus)) {
 		hs_vcpu_free(v);
 		return NULL;
@@ -647,16 +654,24 @@ static int hs_account_guest_event(struct hs_account *a, const struct hs_event *e
 	return 0;
 }
 
-/* The shard of a vCPU thread notes when it is woken; other threads' wakes pass. */
+/*
+ * The shard of a vCPU thread notes when it is woken; a thread not known as
+ * one yet may be a vCPU thread in its first halt, so its wake is kept aside.
+ */
 static void hs_account_waking(struct hs_account *a, const struct hs_event *ev)
 {
+	int tid = ev->sched_wakeup.pid;
 	long i;
 
-	if (!hs_account_owns(a, ev->sched_wakeup.pid))
+	if (tid <= 0 || !hs_account_owns(a, tid))
 		return;
-	i = hs_imap_get(&a->vcpu_map, ev->sched_wakeup.pid);
-	if (i >= 0 && ev->ts > a->vcpus[i]->waking_ts)
+	i = hs_imap_get(&a->vcpu_map, tid);
+	if (i < 0) {
+		a->waking_early[hs_waking_slot(tid)].tid = tid;
+		a->waking_early[hs_waking_slot(tid)].ts = ev->ts;
+	} else if (ev->ts > a->vcpus[i]->waking_ts) {
 		a->vcpus[i]->waking_ts = ev->ts;
+	}
 }
 
 /* Every shard tracks every CPU's runqueue: any of its vCPUs may halt there. */

@@ -7,6 +7,9 @@
 #include "intmap.h"
 #include "runq.h"
 
+/* Slots of hs_account.waking_early (a power of two). */
+#define HS_ACCOUNT_WAKING_EARLY 256
+
 struct hs_account {
 	struct hs_account_opts opts;
 	struct hs_meta meta;
@@ -28,6 +31,13 @@ struct hs_account {
 	struct hs_imap proc_map;
 
 	struct hs_runq *runq;		/* from the first sched event on; NULL before */
+	/*
+	 * sched_waking of threads not (yet) known as vCPU threads: a thread is
+	 * known from its first kvm event, which ends a wait its waking came
+	 * inside. Direct-mapped by tid; a collision only leaves that first
+	 * wait untimed.
+	 */
+	struct { int tid; uint64_t ts; } waking_early[HS_ACCOUNT_WAKING_EARLY];
 	uint64_t events[HS_EV_ANALYSED_LAST + 1];
 	bool have_base, have_ts, finished;
 	uint64_t base_ts;		/* first event seen: origin of start/end */

@@ -585,9 +585,50 @@ static void test_midlife(void)
 	hs_account_free(a);
 }
 
+static void waking(struct hs_account *a, uint64_t ts, int tid)
+{
+	struct hs_event ev = { .ts = ts, .cpu = 1, .tid = 99, .kind = HS_EV_SCHED_WAKING };
+
+	ev.sched_wakeup.pid = tid;
+	ev.sched_wakeup.target_cpu = 0;
+	feed(a, &ev);
+}
+
+/*
+ * A wait is timed by the sched_waking of its thread inside it, the thread's
+ * first wait too, although the thread is known as a vCPU thread only from
+ * that wait's kvm event on.
+ */
+static void test_timed_waits(void)
+{
+	struct hs_account *a = acct_new(0, 0, 0, 0);
+	const struct hs_vcpu_acct *v, *w;
+
+	/* tid 5: first wait 1000..1400, woken at 1300; second 2000..2500, at 2450 */
+	waking(a, 1300, 5);
+	wake(a, 1400, 5, 400, true, 1);
+	waking(a, 2450, 5);
+	wake(a, 2500, 5, 500, true, 1);
+	/* a waking before the wait (2900 < 3800 - 800) times nothing */
+	waking(a, 2900, 5);
+	wake(a, 3800, 5, 800, true, 1);
+	/* tids 7 and 7 + 256 share a slot: the later waking (263's) wins it */
+	waking(a, 4100, 7);
+	waking(a, 4200, 7 + 256);
+	wake(a, 4300, 7, 500, true, 1);
+	wake(a, 4400, 7 + 256, 500, true, 1);
+	v = find_vcpu(a, 5);
+	CHECK(v && v->timed_waits == 2, "acct_timed_first_wait");
+	v = find_vcpu(a, 7);
+	w = find_vcpu(a, 7 + 256);
+	CHECK(v && w && v->timed_waits == 0 && w->timed_waits == 1, "acct_timed_slot_collision");
+	hs_account_free(a);
+}
+
 int main(void)
 {
 	test_midlife();
+	test_timed_waits();
 	test_classification();
 	test_threads_independent();
 	test_lost();
