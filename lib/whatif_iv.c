@@ -20,12 +20,13 @@
  * These replays cover the first HS_WHATIF_IV_HALTS halts of the vCPU, and
  * their difference to the point over the same halts is added to the point
  * over all halts. The spread of the point itself from one stretch of the
- * recording to the next (blocks of HS_WHATIF_IV_BLOCK halts; the standard
- * error of their mean) is the point's sampling error; the run the interval
- * predicts has a sampling error of its own, taken as the same (a run as long
- * as the recording): their root sum of squares, times HS_WHATIF_IV_Z, is the
- * sampling part. Without that second term a new run of a workload with
- * random gaps lands outside about one time in ten. The
+ * recording to the next (the standard error of the mean of its blocks, see
+ * struct hs_iv_spread) is the point's sampling error; the run the interval
+ * predicts has a sampling error of its own, taken as the same (a run as
+ * long as the recording). Their root sum of squares, times the 97.5%
+ * quantile of Student's t for the number of blocks (at least
+ * HS_WHATIF_IV_Z), is the sampling part. Without the second term a new run
+ * of a workload with random gaps lands outside about one time in ten. The
  * model part and the sampling part are independent errors: each side of the
  * interval is their root sum of squares.
  */
@@ -39,6 +40,28 @@
 #define HS_WHATIF_IV_JITTER_PM 50
 #define HS_WHATIF_IV_Z 2.0
 #define HS_WHATIF_IV_VARIANTS 5
+
+/*
+ * The point's blocks at every size from HS_IV_BLOCK_MIN halts up to
+ * HS_WHATIF_IV_BLOCK, doubling. The sampling error is the largest standard
+ * error among the sizes that have HS_IV_MIN_BLOCKS blocks: short blocks
+ * miss the adaptive window's memory of earlier halts (their blocks look
+ * more independent than they are), long ones are few. Without the short
+ * ones a vCPU with fewer halts than a few long blocks (a short recording, a
+ * quiet vCPU, a VM that came late) would get no sampling error at all.
+ */
+#define HS_IV_BLOCK_MIN 16
+#define HS_IV_SIZES 6
+#define HS_IV_MIN_BLOCKS 8
+_Static_assert((HS_IV_BLOCK_MIN << (HS_IV_SIZES - 1)) == HS_WHATIF_IV_BLOCK,
+	       "the block sizes end at HS_WHATIF_IV_BLOCK");
+
+/* One candidate's block sums: hit rate and polling ns per halt, at each size. */
+struct hs_iv_spread {
+	uint64_t mark_hits[HS_IV_SIZES], mark_poll[HS_IV_SIZES];
+	double sum_rate[HS_IV_SIZES], sq_rate[HS_IV_SIZES];
+	double sum_poll[HS_IV_SIZES], sq_poll[HS_IV_SIZES];
+};
 
 struct hs_whatif_variant {
 	struct hs_whatif_batch batch;		/* closed loop */
@@ -59,11 +82,9 @@ struct hs_whatif_iv {
 	/* the point over the halts the variants covered */
 	uint64_t snap_hits[HS_WHATIF_MAX_CANDIDATES], snap_poll[HS_WHATIF_MAX_CANDIDATES];
 	bool snapped;
-	/* blocks of the point: sums of the block rates and their squares */
-	uint64_t blk_hits[HS_WHATIF_MAX_CANDIDATES], blk_poll[HS_WHATIF_MAX_CANDIDATES];
-	double sum_rate[HS_WHATIF_MAX_CANDIDATES], sq_rate[HS_WHATIF_MAX_CANDIDATES];
-	double sum_poll[HS_WHATIF_MAX_CANDIDATES], sq_poll[HS_WHATIF_MAX_CANDIDATES];
-	unsigned int blk_len, nblocks;
+	/* blocks of the point, over all its halts */
+	struct hs_iv_spread spread[HS_WHATIF_MAX_CANDIDATES];
+	uint64_t counted;			/* halts in the blocks so far */
 };
 
 void hs_whatif_open_init(struct hs_whatif_open *o, const struct hs_sim_params *base,
@@ -207,7 +228,27 @@ void hs_whatif_iv_halt(struct hs_whatif_iv *iv, const struct hs_whatif_rec *r)
 
 bool hs_whatif_iv_tick(struct hs_whatif_iv *iv)
 {
-	return ++iv->blk_len == HS_WHATIF_IV_BLOCK || iv->seen == HS_WHATIF_IV_HALTS;
+	return iv->seen % HS_IV_BLOCK_MIN == 0 || iv->seen == HS_WHATIF_IV_HALTS;
+}
+
+/* After halt n (a multiple of HS_IV_BLOCK_MIN): closes every block that ends there. */
+static void iv_spread_add(struct hs_iv_spread *s, uint64_t n, uint64_t hits, uint64_t poll)
+{
+	for (unsigned int k = 0; k < HS_IV_SIZES; k++) {
+		uint64_t len = (uint64_t)HS_IV_BLOCK_MIN << k;
+		double r, c;
+
+		if (n % len)
+			break;
+		r = (double)(hits - s->mark_hits[k]) / len;
+		c = (double)(poll - s->mark_poll[k]) / len;
+		s->sum_rate[k] += r;
+		s->sq_rate[k] += r * r;
+		s->sum_poll[k] += c;
+		s->sq_poll[k] += c * c;
+		s->mark_hits[k] = hits;
+		s->mark_poll[k] = poll;
+	}
 }
 
 void hs_whatif_iv_counts(struct hs_whatif_iv *iv, const uint64_t *hits, const uint64_t *poll_ns,
@@ -218,25 +259,15 @@ void hs_whatif_iv_counts(struct hs_whatif_iv *iv, const uint64_t *hits, const ui
 		memcpy(iv->snap_poll, poll_ns, iv->n * sizeof(*poll_ns));
 		iv->snapped = true;
 	}
-	if (iv->blk_len < HS_WHATIF_IV_BLOCK)
+	if (iv->seen == iv->counted || iv->seen % HS_IV_BLOCK_MIN)
 		return;
-	for (unsigned int i = 0; i < iv->n; i++) {
-		double r = (double)(hits[i] - iv->blk_hits[i]) / iv->blk_len;
-		double p = (double)(poll_ns[i] - iv->blk_poll[i]) / iv->blk_len;
-
-		iv->sum_rate[i] += r;
-		iv->sq_rate[i] += r * r;
-		iv->sum_poll[i] += p;
-		iv->sq_poll[i] += p * p;
-		iv->blk_hits[i] = hits[i];
-		iv->blk_poll[i] = poll_ns[i];
-	}
-	iv->nblocks++;
-	iv->blk_len = 0;
+	for (unsigned int i = 0; i < iv->n; i++)
+		iv_spread_add(&iv->spread[i], iv->seen, hits[i], poll_ns[i]);
+	iv->counted = iv->seen;
 }
 
 /* Standard error of the mean of the block values. */
-static double iv_se(double sum, double sq, unsigned int n)
+static double iv_se(double sum, double sq, uint64_t n)
 {
 	double var;
 
@@ -246,11 +277,54 @@ static double iv_se(double sum, double sq, unsigned int n)
 	return var > 0 ? sqrt(var / n) : 0;
 }
 
-static void iv_bounds(double pt, double lo_model, double hi_model, double se, double *lo,
+/* Student's t, 97.5% quantile, for df degrees of freedom (df >= 7), at least HS_WHATIF_IV_Z. */
+static double iv_t975(uint64_t df)
+{
+	static const double t[] = { 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+				    2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074,
+				    2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042 };
+	double q;
+
+	if (df < 7)
+		df = 7;
+	q = df - 7 < sizeof(t) / sizeof(*t) ? t[df - 7] : 1.96 + 2.4 / (double)df;
+	return q > HS_WHATIF_IV_Z ? q : HS_WHATIF_IV_Z;
+}
+
+/*
+ * The sampling error of the point's hit rate (poll false) or polling ns per
+ * halt (poll true, range: the candidate) over n halts, as the half-width of
+ * a 95% interval: the standard error of the blocks' mean times Student's t,
+ * at the block size that gives the widest.
+ * Fewer halts than HS_IV_MIN_BLOCKS of the smallest size: HS_WHATIF_IV_Z
+ * times the largest standard error a mean of n values within [0, range] can
+ * have, range / (2 sqrt(n)), since so few halts cannot tell their own spread.
+ */
+static double iv_spread_margin(const struct hs_iv_spread *s, uint64_t n, bool poll, double range)
+{
+	double best = -1;
+
+	for (unsigned int k = 0; k < HS_IV_SIZES; k++) {
+		uint64_t blocks = n / ((uint64_t)HS_IV_BLOCK_MIN << k);
+		double m;
+
+		if (blocks < HS_IV_MIN_BLOCKS)
+			break;
+		m = iv_t975(blocks - 1) * (poll ? iv_se(s->sum_poll[k], s->sq_poll[k], blocks) :
+						  iv_se(s->sum_rate[k], s->sq_rate[k], blocks));
+		best = m > best ? m : best;
+	}
+	if (best >= 0)
+		return best;
+	return n ? HS_WHATIF_IV_Z * range / (2 * sqrt((double)n)) : 0;
+}
+
+/* margin: the sampling part's half-width. */
+static void iv_bounds(double pt, double lo_model, double hi_model, double margin, double *lo,
 		      double *hi, double cap)
 {
-	*lo = pt - hypot(pt - lo_model, HS_WHATIF_IV_Z * se);
-	*hi = pt + hypot(hi_model - pt, HS_WHATIF_IV_Z * se);
+	*lo = pt - hypot(pt - lo_model, margin);
+	*hi = pt + hypot(hi_model - pt, margin);
 	if (*lo < 0)
 		*lo = 0;
 	if (cap > 0 && *hi > cap)
@@ -299,36 +373,25 @@ void hs_whatif_iv_row(const struct hs_whatif_iv *iv, unsigned int i, struct hs_w
 	row->hit_rate_replay_low = rate_lo < 0 ? 0 : rate_lo;
 	row->hit_rate_replay_high = rate_hi > 1 ? 1 : rate_hi;
 	iv_bounds(row->hit_rate, rate_lo, rate_hi,
-		  M_SQRT2 * iv_se(iv->sum_rate[i], iv->sq_rate[i], iv->nblocks),
+		  M_SQRT2 * iv_spread_margin(&iv->spread[i], iv->counted, false, 1),
 		  &row->hit_rate_low, &row->hit_rate_high, 1.0);
 	iv_bounds(row->poll_cpu_s, poll_lo, poll_hi,
-		  M_SQRT2 * iv_se(iv->sum_poll[i], iv->sq_poll[i], iv->nblocks) * row->halts / 1e9,
+		  M_SQRT2 * iv_spread_margin(&iv->spread[i], iv->counted, true, (double)iv->cands[i]) *
+			  row->halts / 1e9,
 		  &row->poll_cpu_s_low, &row->poll_cpu_s_high, 0);
 }
 
-/* One closed-loop replay of gaps at p; the point's blocks when sums is set. */
+/* One closed-loop replay of gaps at p; the point's blocks when spread is set. */
 static void iv_gaps_run(const struct hs_sim_params *p, const uint64_t *gaps, uint64_t n,
-			uint32_t seed, uint64_t *hits, uint64_t *poll, double sums[4],
-			unsigned int *nblocks)
+			uint32_t seed, uint64_t *hits, uint64_t *poll, struct hs_iv_spread *spread)
 {
 	struct hs_sim s;
-	uint64_t bh = 0, bp = 0;
 
 	hs_sim_init(&s, p);
 	for (uint64_t i = 0; i < n; i++) {
 		hs_sim_halt(&s, iv_jitter(gaps[i], gaps[i], seed), true, NULL);
-		if (!sums || (i + 1) % HS_WHATIF_IV_BLOCK)
-			continue;
-		double r = (double)(s.hits - bh) / HS_WHATIF_IV_BLOCK;
-		double c = (double)(s.poll_ns - bp) / HS_WHATIF_IV_BLOCK;
-
-		sums[0] += r;
-		sums[1] += r * r;
-		sums[2] += c;
-		sums[3] += c * c;
-		(*nblocks)++;
-		bh = s.hits;
-		bp = s.poll_ns;
+		if (spread && (i + 1) % HS_IV_BLOCK_MIN == 0)
+			iv_spread_add(spread, i + 1, s.hits, s.poll_ns);
 	}
 	*hits = s.hits;
 	*poll = s.poll_ns;
@@ -341,8 +404,8 @@ void hs_whatif_iv_gaps(const struct hs_sim_params *p, uint64_t delta_lo, uint64_
 	const uint64_t deltas[] = { p->wake_overhead_ns, delta_lo, delta_hi,
 				    p->wake_overhead_ns, p->wake_overhead_ns };
 	const uint32_t seeds[] = { 0, 0, 0, 1, 2 };
-	double sums[4] = { 0 }, pt_rate = 0, pt_poll = 0, rlo, rhi, clo, chi;
-	unsigned int nblocks = 0;
+	struct hs_iv_spread spread = { 0 };
+	double pt_rate = 0, pt_poll = 0, rlo, rhi, clo, chi;
 
 	*hit_lo = *hit_hi = *poll_lo = *poll_hi = 0;
 	if (!n)
@@ -352,7 +415,7 @@ void hs_whatif_iv_gaps(const struct hs_sim_params *p, uint64_t delta_lo, uint64_
 		uint64_t h, c;
 
 		q.wake_overhead_ns = deltas[k];
-		iv_gaps_run(&q, gaps, n, seeds[k], &h, &c, k ? NULL : sums, &nblocks);
+		iv_gaps_run(&q, gaps, n, seeds[k], &h, &c, k ? NULL : &spread);
 		double r = (double)h / n, s = c / 1e9;
 
 		if (!k) {
@@ -364,6 +427,7 @@ void hs_whatif_iv_gaps(const struct hs_sim_params *p, uint64_t delta_lo, uint64_
 		clo = s < clo ? s : clo;
 		chi = s > chi ? s : chi;
 	}
-	iv_bounds(pt_rate, rlo, rhi, iv_se(sums[0], sums[1], nblocks), hit_lo, hit_hi, 1.0);
-	iv_bounds(pt_poll, clo, chi, iv_se(sums[2], sums[3], nblocks) * n / 1e9, poll_lo, poll_hi, 0);
+	iv_bounds(pt_rate, rlo, rhi, iv_spread_margin(&spread, n, false, 1), hit_lo, hit_hi, 1.0);
+	iv_bounds(pt_poll, clo, chi, iv_spread_margin(&spread, n, true, (double)p->max_ns) * n / 1e9,
+		  poll_lo, poll_hi, 0);
 }

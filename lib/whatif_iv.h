@@ -16,7 +16,7 @@
 
 /* Halts the interval's replays cover, per vCPU: the cost stays bounded. */
 #define HS_WHATIF_IV_HALTS 8192
-/* Halts per block of the point replay, for its sampling spread. */
+/* Halts in the longest blocks of the point replay, for its sampling spread. */
 #define HS_WHATIF_IV_BLOCK 512
 
 /*
