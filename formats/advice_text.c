@@ -68,7 +68,7 @@ static void adv_guest_table(FILE *out, const struct hs_report *rep, const struct
 	fprintf(out, "guest what-if: the haltpoll governor replayed per CPU at each guest_halt_poll_ns (%u CPU%s, halt cost %.1f us)\n",
 		n, n == 1 ? "" : "s", rep->guest_halt_extra_ns / 1e3);
 	fprintf(out, "  %18s %10s %10s %7s %13s %11s %11s %9s\n", "guest_halt_poll_ns", "wakes",
-		"hits", "hit%", "hit% range", "poll CPU-s", "miss CPU-s", "CPU%/CPU");
+		"hits", "hit%", "(interval)", "poll CPU-s", "miss CPU-s", "CPU%/CPU");
 	for (unsigned int i = 0; i < rep->n_guest_what_if; i++) {
 		const struct hs_guest_whatif_row *r = &rep->guest_what_if[i];
 		bool pick = a->valid && r->guest_halt_poll_ns == a->halt_poll_ns;

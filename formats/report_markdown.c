@@ -414,7 +414,7 @@ static void md_guest_whatif(FILE *out, const struct hs_report *r)
 
 	if (!r->n_guest_what_if)
 		return;
-	fputs("\n| guest_halt_poll_ns | wakes | hits | hit % | hit % range | poll CPU s | miss CPU s | CPU % per CPU |\n"
+	fputs("\n| guest_halt_poll_ns | wakes | hits | hit % | hit % interval | poll CPU s | miss CPU s | CPU % per CPU |\n"
 	      "|--:|--:|--:|--:|--:|--:|--:|--:|\n", out);
 	for (unsigned int i = 0; i < r->n_guest_what_if; i++) {
 		const struct hs_guest_whatif_row *w = &r->guest_what_if[i];

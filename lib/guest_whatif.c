@@ -30,10 +30,12 @@
  * events), and compared per idle period with what the governor did: polled
  * or not, hit or not, and which adjustment it traced after a halt.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "guest_whatif.h"
+#include "spread.h"
 
 #define HS_GUEST_WHATIF_BUFFER 4096
 #define HS_GUEST_DEFAULT_EXTRA 20000
@@ -68,13 +70,17 @@ struct hs_gw_run {
  * boot; the prediction), from its maximum, and with every time to wake 5%
  * shorter and 5% longer. The limit's path can fork on a few microseconds
  * (a block just over or under guest_halt_poll_ns), so the spread of these
- * runs is the prediction's interval.
+ * runs is the model part of the prediction's interval. Its sampling part
+ * is the host what-if's: the prediction's own spread from one stretch of
+ * wakes to the next (lib/spread.h), for it and for the run it predicts (as
+ * long as the recording), each side the root sum of squares of the two.
  */
 enum { HS_GW_NOMINAL, HS_GW_FROM_MAX, HS_GW_SHORTER, HS_GW_LONGER, HS_GW_RUNS };
 
 struct hs_gw_cand {
 	struct hs_haltpoll_params p;
 	struct hs_gw_run run[HS_GW_RUNS];
+	struct hs_spread spread;	/* of run[HS_GW_NOMINAL] */
 };
 
 struct hs_guest_whatif {
@@ -207,6 +213,10 @@ static void hs_gw_replay(struct hs_guest_whatif *w, const struct hs_gw_wake *k)
 			c->grows += o.branch > 0;
 			c->shrinks += o.branch < 0;
 		}
+		const struct hs_gw_run *nom = &w->cand[i].run[HS_GW_NOMINAL];
+
+		if (nom->wakes % HS_SPREAD_BLOCK_MIN == 0)
+			hs_spread_add(&w->cand[i].spread, nom->wakes, nom->hits, nom->poll_ns);
 	}
 	hs_gw_check(w, k, d);
 }
@@ -394,9 +404,17 @@ static void hs_gw_row_rates(struct hs_guest_whatif_row *r, double span_ns)
 	r->poll_cpu_pct_high = span_ns > 0 ? r->poll_cpu_s_high * 1e9 / span_ns * 100 : 0;
 }
 
+/* One side of the interval: the model part's reach from the point and the sampling part. */
+static double hs_gw_side(double point, double model, double margin)
+{
+	return hypot(model - point, margin);
+}
+
 static void hs_gw_interval(const struct hs_gw_cand *c, struct hs_guest_whatif_row *r)
 {
-	uint64_t hlo = UINT64_MAX, hhi = 0, plo = UINT64_MAX, phi = 0;
+	const struct hs_gw_run *nom = &c->run[HS_GW_NOMINAL];
+	double n = (double)nom->wakes, hits = (double)nom->hits, poll = (double)nom->poll_ns;
+	double hlo = hits, hhi = hits, plo = poll, phi = poll, mh, mp, x;
 
 	for (unsigned int k = 0; k < HS_GW_RUNS; k++) {
 		const struct hs_gw_run *u = &c->run[k];
@@ -406,10 +424,15 @@ static void hs_gw_interval(const struct hs_gw_cand *c, struct hs_guest_whatif_ro
 		plo = u->poll_ns < plo ? u->poll_ns : plo;
 		phi = u->poll_ns > phi ? u->poll_ns : phi;
 	}
-	r->hits_low = hlo;
-	r->hits_high = hhi;
-	r->poll_cpu_s_low = (double)plo / 1e9;
-	r->poll_cpu_s_high = (double)phi / 1e9;
+	mh = M_SQRT2 * n * hs_spread_margin(&c->spread, nom->wakes, HS_SPREAD_HIT_RATE, 1);
+	mp = M_SQRT2 * n * hs_spread_margin(&c->spread, nom->wakes, HS_SPREAD_POLL_NS, c->p.max_ns);
+	x = floor(hits - hs_gw_side(hits, hlo, mh));
+	r->hits_low = x > 0 ? (uint64_t)x : 0;
+	x = ceil(hits + hs_gw_side(hits, hhi, mh));
+	r->hits_high = x < n ? (uint64_t)x : nom->wakes;
+	x = poll - hs_gw_side(poll, plo, mp);
+	r->poll_cpu_s_low = x > 0 ? x / 1e9 : 0;
+	r->poll_cpu_s_high = (poll + hs_gw_side(poll, phi, mp)) / 1e9;
 }
 
 unsigned int hs_guest_whatif_rows(const struct hs_guest_whatif *w,

@@ -37,7 +37,8 @@ struct hs_guest_whatif_row {
 	uint64_t grows, shrinks;	/* governor adjustments (each traces guest_halt_poll_ns) */
 	/*
 	 * The interval: the lowest and highest of the replays from limit 0,
-	 * from the maximum, and with every time to wake 5% shorter or longer.
+	 * from the maximum, and with every time to wake 5% shorter or longer,
+	 * each side widened by the sampling spread (guest_whatif.c).
 	 */
 	uint64_t hits_low, hits_high;
 	double hit_rate_low, hit_rate_high;

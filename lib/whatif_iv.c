@@ -20,12 +20,12 @@
  * These replays cover the first HS_WHATIF_IV_HALTS halts of the vCPU, and
  * their difference to the point over the same halts is added to the point
  * over all halts. The spread of the point itself from one stretch of the
- * recording to the next (the standard error of the mean of its blocks, see
- * struct hs_iv_spread) is the point's sampling error; the run the interval
+ * recording to the next (the standard error of the mean of its blocks,
+ * lib/spread.h) is the point's sampling error; the run the interval
  * predicts has a sampling error of its own, taken as the same (a run as
  * long as the recording). Their root sum of squares, times the 97.5%
- * quantile of Student's t for the number of blocks (at least
- * HS_WHATIF_IV_Z), is the sampling part. Without the second term a new run
+ * quantile of Student's t for the number of blocks (hs_spread_margin), is
+ * the sampling part. Without the second term a new run
  * of a workload with random gaps lands outside about one time in ten. The
  * model part and the sampling part are independent errors: each side of the
  * interval is their root sum of squares.
@@ -34,34 +34,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spread.h"
 #include "whatif_iv.h"
 #include "whatif_priv.h"
 
+_Static_assert(HS_SPREAD_BLOCK_MAX == HS_WHATIF_IV_BLOCK, "the blocks end at HS_WHATIF_IV_BLOCK");
+
 #define HS_WHATIF_IV_JITTER_PM 50
-#define HS_WHATIF_IV_Z 2.0
 #define HS_WHATIF_IV_VARIANTS 5
-
-/*
- * The point's blocks at every size from HS_IV_BLOCK_MIN halts up to
- * HS_WHATIF_IV_BLOCK, doubling. The sampling error is the largest standard
- * error among the sizes that have HS_IV_MIN_BLOCKS blocks: short blocks
- * miss the adaptive window's memory of earlier halts (their blocks look
- * more independent than they are), long ones are few. Without the short
- * ones a vCPU with fewer halts than a few long blocks (a short recording, a
- * quiet vCPU, a VM that came late) would get no sampling error at all.
- */
-#define HS_IV_BLOCK_MIN 16
-#define HS_IV_SIZES 6
-#define HS_IV_MIN_BLOCKS 8
-_Static_assert((HS_IV_BLOCK_MIN << (HS_IV_SIZES - 1)) == HS_WHATIF_IV_BLOCK,
-	       "the block sizes end at HS_WHATIF_IV_BLOCK");
-
-/* One candidate's block sums: hit rate and polling ns per halt, at each size. */
-struct hs_iv_spread {
-	uint64_t mark_hits[HS_IV_SIZES], mark_poll[HS_IV_SIZES];
-	double sum_rate[HS_IV_SIZES], sq_rate[HS_IV_SIZES];
-	double sum_poll[HS_IV_SIZES], sq_poll[HS_IV_SIZES];
-};
 
 struct hs_whatif_variant {
 	struct hs_whatif_batch batch;		/* closed loop */
@@ -83,7 +63,7 @@ struct hs_whatif_iv {
 	uint64_t snap_hits[HS_WHATIF_MAX_CANDIDATES], snap_poll[HS_WHATIF_MAX_CANDIDATES];
 	bool snapped;
 	/* blocks of the point, over all its halts */
-	struct hs_iv_spread spread[HS_WHATIF_MAX_CANDIDATES];
+	struct hs_spread spread[HS_WHATIF_MAX_CANDIDATES];
 	uint64_t counted;			/* halts in the blocks so far */
 };
 
@@ -228,27 +208,7 @@ void hs_whatif_iv_halt(struct hs_whatif_iv *iv, const struct hs_whatif_rec *r)
 
 bool hs_whatif_iv_tick(struct hs_whatif_iv *iv)
 {
-	return iv->seen % HS_IV_BLOCK_MIN == 0 || iv->seen == HS_WHATIF_IV_HALTS;
-}
-
-/* After halt n (a multiple of HS_IV_BLOCK_MIN): closes every block that ends there. */
-static void iv_spread_add(struct hs_iv_spread *s, uint64_t n, uint64_t hits, uint64_t poll)
-{
-	for (unsigned int k = 0; k < HS_IV_SIZES; k++) {
-		uint64_t len = (uint64_t)HS_IV_BLOCK_MIN << k;
-		double r, c;
-
-		if (n % len)
-			break;
-		r = (double)(hits - s->mark_hits[k]) / len;
-		c = (double)(poll - s->mark_poll[k]) / len;
-		s->sum_rate[k] += r;
-		s->sq_rate[k] += r * r;
-		s->sum_poll[k] += c;
-		s->sq_poll[k] += c * c;
-		s->mark_hits[k] = hits;
-		s->mark_poll[k] = poll;
-	}
+	return iv->seen % HS_SPREAD_BLOCK_MIN == 0 || iv->seen == HS_WHATIF_IV_HALTS;
 }
 
 void hs_whatif_iv_counts(struct hs_whatif_iv *iv, const uint64_t *hits, const uint64_t *poll_ns,
@@ -259,64 +219,11 @@ void hs_whatif_iv_counts(struct hs_whatif_iv *iv, const uint64_t *hits, const ui
 		memcpy(iv->snap_poll, poll_ns, iv->n * sizeof(*poll_ns));
 		iv->snapped = true;
 	}
-	if (iv->seen == iv->counted || iv->seen % HS_IV_BLOCK_MIN)
+	if (iv->seen == iv->counted || iv->seen % HS_SPREAD_BLOCK_MIN)
 		return;
 	for (unsigned int i = 0; i < iv->n; i++)
-		iv_spread_add(&iv->spread[i], iv->seen, hits[i], poll_ns[i]);
+		hs_spread_add(&iv->spread[i], iv->seen, hits[i], poll_ns[i]);
 	iv->counted = iv->seen;
-}
-
-/* Standard error of the mean of the block values. */
-static double iv_se(double sum, double sq, uint64_t n)
-{
-	double var;
-
-	if (n < 2)
-		return 0;
-	var = (sq - sum * sum / n) / (n - 1);
-	return var > 0 ? sqrt(var / n) : 0;
-}
-
-/* Student's t, 97.5% quantile, for df degrees of freedom (df >= 7), at least HS_WHATIF_IV_Z. */
-static double iv_t975(uint64_t df)
-{
-	static const double t[] = { 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-				    2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074,
-				    2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042 };
-	double q;
-
-	if (df < 7)
-		df = 7;
-	q = df - 7 < sizeof(t) / sizeof(*t) ? t[df - 7] : 1.96 + 2.4 / (double)df;
-	return q > HS_WHATIF_IV_Z ? q : HS_WHATIF_IV_Z;
-}
-
-/*
- * The sampling error of the point's hit rate (poll false) or polling ns per
- * halt (poll true, range: the candidate) over n halts, as the half-width of
- * a 95% interval: the standard error of the blocks' mean times Student's t,
- * at the block size that gives the widest.
- * Fewer halts than HS_IV_MIN_BLOCKS of the smallest size: HS_WHATIF_IV_Z
- * times the largest standard error a mean of n values within [0, range] can
- * have, range / (2 sqrt(n)), since so few halts cannot tell their own spread.
- */
-static double iv_spread_margin(const struct hs_iv_spread *s, uint64_t n, bool poll, double range)
-{
-	double best = -1;
-
-	for (unsigned int k = 0; k < HS_IV_SIZES; k++) {
-		uint64_t blocks = n / ((uint64_t)HS_IV_BLOCK_MIN << k);
-		double m;
-
-		if (blocks < HS_IV_MIN_BLOCKS)
-			break;
-		m = iv_t975(blocks - 1) * (poll ? iv_se(s->sum_poll[k], s->sq_poll[k], blocks) :
-						  iv_se(s->sum_rate[k], s->sq_rate[k], blocks));
-		best = m > best ? m : best;
-	}
-	if (best >= 0)
-		return best;
-	return n ? HS_WHATIF_IV_Z * range / (2 * sqrt((double)n)) : 0;
 }
 
 /* margin: the sampling part's half-width. */
@@ -373,25 +280,26 @@ void hs_whatif_iv_row(const struct hs_whatif_iv *iv, unsigned int i, struct hs_w
 	row->hit_rate_replay_low = rate_lo < 0 ? 0 : rate_lo;
 	row->hit_rate_replay_high = rate_hi > 1 ? 1 : rate_hi;
 	iv_bounds(row->hit_rate, rate_lo, rate_hi,
-		  M_SQRT2 * iv_spread_margin(&iv->spread[i], iv->counted, false, 1),
+		  M_SQRT2 * hs_spread_margin(&iv->spread[i], iv->counted, HS_SPREAD_HIT_RATE, 1),
 		  &row->hit_rate_low, &row->hit_rate_high, 1.0);
 	iv_bounds(row->poll_cpu_s, poll_lo, poll_hi,
-		  M_SQRT2 * iv_spread_margin(&iv->spread[i], iv->counted, true, (double)iv->cands[i]) *
+		  M_SQRT2 * hs_spread_margin(&iv->spread[i], iv->counted, HS_SPREAD_POLL_NS,
+					     (double)iv->cands[i]) *
 			  row->halts / 1e9,
 		  &row->poll_cpu_s_low, &row->poll_cpu_s_high, 0);
 }
 
 /* One closed-loop replay of gaps at p; the point's blocks when spread is set. */
 static void iv_gaps_run(const struct hs_sim_params *p, const uint64_t *gaps, uint64_t n,
-			uint32_t seed, uint64_t *hits, uint64_t *poll, struct hs_iv_spread *spread)
+			uint32_t seed, uint64_t *hits, uint64_t *poll, struct hs_spread *spread)
 {
 	struct hs_sim s;
 
 	hs_sim_init(&s, p);
 	for (uint64_t i = 0; i < n; i++) {
 		hs_sim_halt(&s, iv_jitter(gaps[i], gaps[i], seed), true, NULL);
-		if (spread && (i + 1) % HS_IV_BLOCK_MIN == 0)
-			iv_spread_add(spread, i + 1, s.hits, s.poll_ns);
+		if (spread && (i + 1) % HS_SPREAD_BLOCK_MIN == 0)
+			hs_spread_add(spread, i + 1, s.hits, s.poll_ns);
 	}
 	*hits = s.hits;
 	*poll = s.poll_ns;
@@ -404,7 +312,7 @@ void hs_whatif_iv_gaps(const struct hs_sim_params *p, uint64_t delta_lo, uint64_
 	const uint64_t deltas[] = { p->wake_overhead_ns, delta_lo, delta_hi,
 				    p->wake_overhead_ns, p->wake_overhead_ns };
 	const uint32_t seeds[] = { 0, 0, 0, 1, 2 };
-	struct hs_iv_spread spread = { 0 };
+	struct hs_spread spread = { 0 };
 	double pt_rate = 0, pt_poll = 0, rlo, rhi, clo, chi;
 
 	*hit_lo = *hit_hi = *poll_lo = *poll_hi = 0;
@@ -427,7 +335,9 @@ void hs_whatif_iv_gaps(const struct hs_sim_params *p, uint64_t delta_lo, uint64_
 		clo = s < clo ? s : clo;
 		chi = s > chi ? s : chi;
 	}
-	iv_bounds(pt_rate, rlo, rhi, iv_spread_margin(&spread, n, false, 1), hit_lo, hit_hi, 1.0);
-	iv_bounds(pt_poll, clo, chi, iv_spread_margin(&spread, n, true, (double)p->max_ns) * n / 1e9,
+	iv_bounds(pt_rate, rlo, rhi, hs_spread_margin(&spread, n, HS_SPREAD_HIT_RATE, 1), hit_lo,
+		  hit_hi, 1.0);
+	iv_bounds(pt_poll, clo, chi,
+		  hs_spread_margin(&spread, n, HS_SPREAD_POLL_NS, (double)p->max_ns) * n / 1e9,
 		  poll_lo, poll_hi, 0);
 }
