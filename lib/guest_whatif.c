@@ -200,6 +200,8 @@ static void hs_gw_replay(struct hs_guest_whatif *w, const struct hs_gw_wake *k)
 	uint64_t dr[HS_GW_RUNS] = { d, d, d - d / 20, d + d / 20 };
 
 	for (unsigned int i = 0; i < w->ncand; i++) {
+		const struct hs_gw_run *nom = &w->cand[i].run[HS_GW_NOMINAL];
+
 		for (unsigned int k2 = 0; k2 < HS_GW_RUNS; k2++) {
 			struct hs_gw_run *c = &w->cand[i].run[k2];
 
@@ -213,8 +215,6 @@ static void hs_gw_replay(struct hs_guest_whatif *w, const struct hs_gw_wake *k)
 			c->grows += o.branch > 0;
 			c->shrinks += o.branch < 0;
 		}
-		const struct hs_gw_run *nom = &w->cand[i].run[HS_GW_NOMINAL];
-
 		if (nom->wakes % HS_SPREAD_BLOCK_MIN == 0)
 			hs_spread_add(&w->cand[i].spread, nom->wakes, nom->hits, nom->poll_ns);
 	}

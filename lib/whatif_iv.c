@@ -25,10 +25,10 @@
  * predicts has a sampling error of its own, taken as the same (a run as
  * long as the recording). Their root sum of squares, times the 97.5%
  * quantile of Student's t for the number of blocks (hs_spread_margin), is
- * the sampling part. Without the second term a new run
- * of a workload with random gaps lands outside about one time in ten. The
- * model part and the sampling part are independent errors: each side of the
- * interval is their root sum of squares.
+ * the sampling part. Without the second term a new run of a workload with
+ * random gaps lands outside about one time in ten. The model part and the
+ * sampling part are independent errors: each side of the interval is their
+ * root sum of squares.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -37,8 +37,6 @@
 #include "spread.h"
 #include "whatif_iv.h"
 #include "whatif_priv.h"
-
-_Static_assert(HS_SPREAD_BLOCK_MAX == HS_WHATIF_IV_BLOCK, "the blocks end at HS_WHATIF_IV_BLOCK");
 
 #define HS_WHATIF_IV_JITTER_PM 50
 #define HS_WHATIF_IV_VARIANTS 5

@@ -16,8 +16,6 @@
 
 /* Halts the interval's replays cover, per vCPU: the cost stays bounded. */
 #define HS_WHATIF_IV_HALTS 8192
-/* Halts in the longest blocks of the point replay, for its sampling spread. */
-#define HS_WHATIF_IV_BLOCK 512
 
 /*
  * Open loop: wakes stay where they were in absolute time. A halt that the
