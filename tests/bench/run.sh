@@ -3,15 +3,15 @@
 # side by side: a >= 3 M event trace.dat from hs-synth (with sched_switch
 # noise) as uncompressed v6, as zstd v7 (trace-cmd convert) and as kernel
 # text, plus 100 k and 10 M event files for peak RSS, and a real recording
-# made here (real_input). Warm page cache (one untimed run first), median
-# of HS_BENCH_RUNS (3) runs. Then the recorder benchmark
+# made here (real_input). Warm page cache (one untimed run first), the
+# fastest of HS_BENCH_RUNS (5) runs. Then the recorder benchmark
 # (tests/bench/record.sh). Inputs go to HS_BENCH_DIR (kept when
 # given, so a second run skips generating them; else a temporary dir).
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build/rel}
 HALTSTAT=${HALTSTAT:-$PWD/$BUILD/haltstat}
 SYNTH=$PWD/$BUILD/tests/tools/hs-synth
-RUNS=${HS_BENCH_RUNS:-3}
+RUNS=${HS_BENCH_RUNS:-5}
 
 for f in "$HALTSTAT" "$SYNTH" /usr/bin/time; do
 	[ -x "$f" ] || { echo "bench: $f missing (make BUILD=$BUILD first)"; exit 1; }
