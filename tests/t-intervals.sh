@@ -58,8 +58,8 @@ done
 # predicted varies that much by itself. Its own recording at 200000, cut in
 # 100 ms stretches (about 660 halts each), gives hit rates from 40% to 60%;
 # scaled to a run as long as the hp=0 recording that is a standard error of
-# about 1.8 points, so two such runs (the one recorded, the one predicted)
-# differ by up to 2 * sqrt(2) * 1.8 = 5.1 points either way, one time in
+# about 1.9 points, so two such runs (the one recorded, the one predicted)
+# differ by up to 2 * sqrt(2) * 1.9 = 5.3 points either way, one time in
 # twenty. The check: the measurement lies inside, the point within 3, and
 # the interval is no wider than that spread of the real run allows (plus a
 # quarter for the model part and for an estimate from 12 stretches): earned
