@@ -102,13 +102,14 @@ static void md_params(FILE *out, const struct hs_meta *m)
 	}
 }
 
-static void md_contention(FILE *out, const struct hs_halt_stats *h, bool waking)
+static void md_contention(FILE *out, const struct hs_report *r)
 {
+	const struct hs_halt_stats *h = &r->host;
+
 	if (!h->halts)
 		return;
 	if (!h->sched_halts || h->contended_share < 0) {
-		fprintf(out, "| contention | unknown (no %s recorded) |\n",
-			waking ? "sched_switch and sched_wakeup events" : "sched events");
+		fprintf(out, "| contention | unknown (no %s recorded) |\n", hs_report_sched_missing(r));
 		return;
 	}
 	fprintf(out, "| contention | another task runnable on the vCPU's CPU during %.1f%% of "
@@ -159,7 +160,7 @@ static void md_facts(FILE *out, const struct hs_report *r)
 	else
 		fputs("| lost events | 0 |\n", out);
 	fprintf(out, "| vCPU threads | %u in %u VM%s |\n", r->nvcpus, r->nvms, r->nvms == 1 ? "" : "s");
-	md_contention(out, &r->host, r->events_sched_waking != 0);
+	md_contention(out, r);
 }
 
 static void md_warnings(FILE *out, const struct hs_report *r)

@@ -296,7 +296,7 @@ static void write_contention(const struct text_ctx *c)
 	if (!r->host.sched_halts || r->host.contended_share < 0) {
 		fprintf(c->out, "\ncontention: unknown (no %s recorded; "
 			"'haltstat record --sched' records them)\n",
-			r->events_sched_waking ? "sched_switch and sched_wakeup events" : "sched events");
+			hs_report_sched_missing(r));
 		return;
 	}
 	fprintf(c->out, "\ncontention: halts during which another task was runnable on the "

@@ -654,8 +654,7 @@ static void hs_adv_contention(struct hs_adv_ctx *c)
 	if (!h->sched_halts || h->contended_share < 0) {
 		hs_adv_finding(c->adv, "contention_unknown");
 		hs_adv_say(c, "Contention unknown: the recording has no %s, so the what-if lets every poll run its whole window. Where other tasks share the vCPUs' CPUs, KVM stops polling as soon as one is runnable and polls hit less than shown; 'haltstat record --sched' records what is needed to know.",
-			   c->rep->events_sched_waking ? "sched_switch and sched_wakeup events" :
-			   "sched events");
+			   hs_report_sched_missing(c->rep));
 		return;
 	}
 	if (h->contended_halts)

@@ -233,6 +233,15 @@ static inline bool hs_report_vcpu_in_vm(const struct hs_report_vcpu *v,
 	return v->tgid == vm->tgid || (vm->tgid < 0 && v->tgid < 0);
 }
 
+/*
+ * The events a recording lacks to tell contention, in words: one with
+ * sched_waking alone has sched events, just not the two that are needed.
+ */
+static inline const char *hs_report_sched_missing(const struct hs_report *rep)
+{
+	return rep->events_sched_waking ? "sched_switch and sched_wakeup events" : "sched events";
+}
+
 int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
 		    const struct hs_report_filter *filter,
 		    const struct hs_advice_opts *advice);

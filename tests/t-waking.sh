@@ -89,6 +89,14 @@ grep -q "Without sched_waking each wait's time to wake is its length minus this 
 grep -q "as sched_waking timed the waits of 1 of 1 vCPUs" closed.advise &&
 	grep -q "Wakes are replayed closed loop, as the timed waits show" closed.advise &&
 	ok waking-advise-words || fail waking-advise-words "$(grep -E 'A wait costs|Wakes are' closed.advise)"
+# sched_waking alone is not enough to tell contention: every format names the two missing
+"$HALTSTAT" report -i rec-closed.dat --no-histograms >closed.txt 2>&1
+"$HALTSTAT" report -i rec-closed.dat --format markdown >closed.md 2>&1
+grep -q "^contention: unknown (no sched_switch and sched_wakeup events recorded" closed.txt &&
+	grep -q "| contention | unknown (no sched_switch and sched_wakeup events recorded) |" closed.md &&
+	grep -q "Contention unknown: the recording has no sched_switch and sched_wakeup events," closed.advise &&
+	ok waking-contention-words ||
+	fail waking-contention-words "$(grep -ih 'contention' closed.txt closed.md closed.advise | head -3)"
 
 # --- every reader times the same waits (text to the microsecond) ---
 if have trace-cmd; then
