@@ -206,8 +206,8 @@ static unsigned int record_events(const struct record_params *p, const char **ev
  * --sched: the scheduler's events only where vCPU threads may run (they are
  * many on a busy host). sched_switch is logged on the CPU that switches,
  * sched_wakeup and sched_waking on the waker's, naming the wakee's
- * target_cpu. No filter
- * when the vCPUs may run anywhere, or when there is no vCPU yet.
+ * target_cpu. No filter when the vCPUs may run anywhere, or when there is
+ * no vCPU yet.
  */
 static void record_sched_filters(struct record_params *p)
 {

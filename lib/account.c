@@ -420,6 +420,12 @@ static void hs_vcpu_wait(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t 
 	hs_linear_add(a, v->linear_wait, ns);
 }
 
+/* When a halt began: the kvm_vcpu_wakeup that ends it, less its duration. */
+static uint64_t hs_wakeup_start(const struct hs_event *ev)
+{
+	return ev->ts > ev->wakeup.ns ? ev->ts - ev->wakeup.ns : 0;
+}
+
 /*
  * When the halt's poll would have ended for another task runnable on the
  * vCPU thread's CPU (the event's: the thread runs there when it logs the
@@ -432,7 +438,7 @@ static void hs_vcpu_wait(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t 
 static uint64_t hs_vcpu_contention(struct hs_account *a, struct hs_vcpu_acct *v,
 				   const struct hs_event *ev, int64_t window)
 {
-	uint64_t ns = ev->wakeup.ns, start = ev->ts > ns ? ev->ts - ns : 0;
+	uint64_t ns = ev->wakeup.ns, start = hs_wakeup_start(ev);
 	struct hs_runq_halt h;
 
 	if (!a->runq)
@@ -461,7 +467,7 @@ static uint64_t hs_vcpu_contention(struct hs_account *a, struct hs_vcpu_acct *v,
  */
 static uint64_t hs_vcpu_woken(struct hs_vcpu_acct *v, const struct hs_event *ev)
 {
-	uint64_t ns = ev->wakeup.ns, start = ev->ts > ns ? ev->ts - ns : 0;
+	uint64_t start = hs_wakeup_start(ev);
 
 	if (!ev->wakeup.waited || !v->waking_ts || v->waking_ts <= start || v->waking_ts > ev->ts)
 		return HS_WOKEN_UNKNOWN;
