@@ -36,7 +36,8 @@ struct record_params {
 	int pids[HS_CAPTURE_MAX_PIDS];
 	unsigned int npids;
 	bool host, guest;
-	bool sched;			/* --sched: who else runs on the vCPUs' CPUs */
+	bool sched;			/* who else runs on the vCPUs' CPUs (--no-sched: not) */
+	bool sched_asked;		/* --sched given: say how far the events reach */
 	char sched_filter[2][4096];	/* sched_switch's, and sched_wakeup's and sched_waking's; "" none */
 	const char *extra[HS_CAPTURE_MAX_EVENTS];
 	unsigned int nextra;
@@ -60,7 +61,7 @@ static void record_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: haltstat record [-o FILE] [-d DURATION] [-p PID[,PID]] [--host] [--guest]\n"
-		"                       [--sched] [-e SYSTEM:EVENT]... [-m KIB] [-- COMMAND [ARGS]]\n"
+		"                       [--no-sched] [-e SYSTEM:EVENT]... [-m KIB] [-- COMMAND [ARGS]]\n"
 		"\n"
 		"Records KVM halt-polling events into a trace.dat (v6) that 'haltstat report'\n"
 		"and 'trace-cmd report' read, through a private tracefs instance.\n"
@@ -71,10 +72,11 @@ static void record_usage(FILE *out)
 		"      --host             host events: kvm:kvm_vcpu_wakeup, kvm:kvm_halt_poll_ns\n"
 		"      --guest            guest events: power:cpu_idle, power:guest_halt_poll_ns\n"
 		"                         (default: both, whichever exist here)\n"
-		"      --sched            also sched:sched_switch, sched_wakeup and sched_waking on\n"
-		"                         the CPUs the vCPU threads may run on, so that report and\n"
-		"                         advise know when another task cut a poll short, and\n"
-		"                         each wait's exact time to wake\n"
+		"      --no-sched         leave out sched:sched_switch, sched_wakeup and\n"
+		"                         sched_waking, recorded by default on the CPUs the vCPU\n"
+		"                         threads may run on: without them report and advise\n"
+		"                         cannot tell when another task cut a poll short (polling\n"
+		"                         CPU is then an upper bound) nor each wait's time to wake\n"
 		"  -e, --event SYS:EVENT  also record this event (repeatable; must exist)\n"
 		"  -m, --buffer KIB       ring buffer per CPU in KiB (default %u)\n"
 		"  -h, --help             this help\n"
@@ -87,7 +89,7 @@ static void record_usage(FILE *out)
 		RECORD_DEFAULT_KIB);
 }
 
-enum { OPT_HOST = CMD_OPT_OWN, OPT_GUEST, OPT_SCHED };
+enum { OPT_HOST = CMD_OPT_OWN, OPT_GUEST, OPT_SCHED, OPT_NO_SCHED };
 
 static const struct option record_options[] = {
 	{ "output",	required_argument,	NULL, 'o' },
@@ -98,6 +100,7 @@ static const struct option record_options[] = {
 	{ "event",	required_argument,	NULL, 'e' },
 	{ "buffer",	required_argument,	NULL, 'm' },
 	{ "sched",	no_argument,		NULL, OPT_SCHED },
+	{ "no-sched",	no_argument,		NULL, OPT_NO_SCHED },
 	CMD_OPTION_HELP,
 	{ NULL, 0, NULL, 0 },
 };
@@ -139,7 +142,10 @@ static int record_parse_one(void *params, int opt, const char *arg)
 		p->guest = true;
 		return 0;
 	case OPT_SCHED:
-		p->sched = true;
+		p->sched = p->sched_asked = true;
+		return 0;
+	case OPT_NO_SCHED:
+		p->sched = false;
 		return 0;
 	case 'e':
 		return record_parse_event(p, arg);
@@ -165,6 +171,7 @@ static int record_parse_args(int argc, char **argv, struct record_params *p)
 	memset(p, 0, sizeof(*p));
 	p->output = "haltstat.dat";
 	p->buffer_kib = RECORD_DEFAULT_KIB;
+	p->sched = true;
 	ret = cmd_parse_options(&parser, p, argc, argv);
 	if (ret)
 		return ret;
@@ -203,7 +210,7 @@ static unsigned int record_events(const struct record_params *p, const char **ev
 }
 
 /*
- * --sched: the scheduler's events only where vCPU threads may run (they are
+ * The scheduler's events only where vCPU threads may run (they are
  * many on a busy host). sched_switch is logged on the CPU that switches,
  * sched_wakeup and sched_waking on the waker's, naming the wakee's
  * target_cpu. No filter when the vCPUs may run anywhere, or when there is
@@ -222,8 +229,8 @@ static void record_sched_filters(struct record_params *p)
 	threads = hs_vcpu_cpus(p->pids, p->npids, cpus, ncpus);
 	for (unsigned int i = 0; i < ncpus; i++)
 		set += cpus[i];
-	if (!threads)
-		fprintf(stderr, "haltstat record: --sched: no vCPU thread yet; scheduler events "
+	if (!threads && p->sched_asked)
+		fprintf(stderr, "haltstat record: no vCPU thread yet; scheduler events "
 			"are recorded on every CPU\n");
 	else if (set < ncpus &&
 		 (!hs_vcpu_cpus_filter("cpu", cpus, ncpus, p->sched_filter[0],
@@ -232,9 +239,9 @@ static void record_sched_filters(struct record_params *p)
 				       sizeof(p->sched_filter[1]))))
 		p->sched_filter[0][0] = p->sched_filter[1][0] = '\0';
 	if (p->npids)
-		fprintf(stderr, "haltstat record: --sched with --pid: the kernel keeps only the "
+		fprintf(stderr, "haltstat record: with --pid the kernel keeps only the "
 			"scheduler events that involve those processes' threads, so other tasks "
-			"are seen only around them\n");
+			"are seen only around them (--no-sched leaves them out)\n");
 	free(cpus);
 }
 

@@ -5,7 +5,7 @@ _haltstat_options()
 {
 	case $1 in
 	record)	echo "-o --output -d --duration -p --pid -e --event -m --buffer" \
-		     "--host --guest --sched -h --help --" ;;
+		     "--host --guest --no-sched -h --help --" ;;
 	report)	echo "-i --input -o --output --json --csv --svg --format --linear" \
 		     "--bucket-size --entries --pid --vm --vcpu --start --end" \
 		     "--no-advice --objective --max-poll-cpu --candidates --kernel-era" \

@@ -30,7 +30,7 @@ complete -c haltstat -n "__fish_seen_subcommand_from record" -s e -l event -x -d
 complete -c haltstat -n "__fish_seen_subcommand_from record" -s m -l buffer -x -d 'Ring buffer per CPU in KiB'
 complete -c haltstat -n "__fish_seen_subcommand_from record" -l host -d 'Host events only'
 complete -c haltstat -n "__fish_seen_subcommand_from record" -l guest -d 'Guest events only'
-complete -c haltstat -n "__fish_seen_subcommand_from record" -l sched -d 'Also sched_switch, sched_wakeup and sched_waking on the vCPUs\' CPUs'
+complete -c haltstat -n "__fish_seen_subcommand_from record" -l no-sched -d 'Leave out sched_switch, sched_wakeup and sched_waking (recorded by default)'
 complete -c haltstat -n "__fish_seen_subcommand_from record" -s h -l help -d 'Show help'
 
 # report, advise, replay: shared input option

@@ -19,10 +19,11 @@ static const char *const csv_columns[] = {
 	"p99_ns", "p999_ns", "poll_cpu_s", "window_last_ns", "window_mean_ns",
 	"grows", "shrinks", "flaps", "contention_halts_tracked", "contention_halts",
 	"contention_halt_share", "contention_time_share",
-	"grows", "shrinks", "flaps",
 	/* the vCPU's what-if at the suggested halt_poll_ns, with its prediction interval */
 	"whatif_halt_poll_ns", "whatif_hit_rate", "whatif_hit_rate_low", "whatif_hit_rate_high",
 	"whatif_poll_cpu_s", "whatif_poll_cpu_s_low", "whatif_poll_cpu_s_high",
+	/* of poll_cpu_s, what misses were charged by an upper bound; polls cut short */
+	"poll_cpu_bounded_s", "polls_cut",
 };
 
 /* Names sit in fixed arrays that may lack their NUL: never read past max. */
@@ -117,6 +118,8 @@ static void csv_row(FILE *out, const struct hs_report_vcpu *v)
 	} else {
 		fputs(",,,,,,,", out);
 	}
+	csv_num(out, (double)s->poll_bounded_ns / 1e9, "%.9f");
+	csv_u64(out, s->polls_cut);
 	fputc('\n', out);
 }
 

@@ -191,6 +191,10 @@ static void stats_json(struct hs_jw *j, json_t *obj, const struct hs_halt_stats 
 	hs_jw_put(j, obj, "poll_ns", hs_jw_u64(s->poll_ns));
 	hs_jw_put(j, obj, "poll_cpu_s", hs_jw_num((double)s->poll_ns / 1e9));
 	hs_jw_put(j, obj, "poll_cpu_pct", hs_jw_num(s->poll_cpu_pct));
+	hs_jw_put(j, obj, "poll_bounded_ns", hs_jw_u64(s->poll_bounded_ns));
+	hs_jw_put(j, obj, "poll_cpu_upper_bound", json_boolean(s->poll_upper_bound));
+	hs_jw_put(j, obj, "poll_clamped", json_boolean(s->poll_clamped));
+	hs_jw_put(j, obj, "polls_cut", hs_jw_u64(s->polls_cut));
 	/* An empty histogram has no minimum; 0 keeps every field an integer. */
 	hs_jw_put(j, t, "sum", hs_jw_u64(s->sum_ns));
 	hs_jw_put(j, t, "min", hs_jw_u64(any ? s->min_ns : 0));

@@ -102,20 +102,33 @@ static void md_params(FILE *out, const struct hs_meta *m)
 	}
 }
 
+/*
+ * Contention, and with it where the polling CPU is only an upper bound and
+ * the polls the halts show cut short: one row, the report stays short.
+ */
 static void md_contention(FILE *out, const struct hs_report *r)
 {
 	const struct hs_halt_stats *h = &r->host;
+	char all[16], bounded[16];
 
 	if (!h->halts)
 		return;
 	if (!h->sched_halts || h->contended_share < 0) {
-		fprintf(out, "| contention | unknown (no %s recorded) |\n", hs_report_sched_missing(r));
-		return;
+		fprintf(out, "| contention | unknown (no %s recorded)", hs_report_sched_missing(r));
+	} else {
+		fprintf(out, "| contention | another task runnable on the vCPU's CPU during %.1f%% "
+			"of %" PRIu64 " halts", 100.0 * h->contended_share, h->sched_halts);
+		if (h->contended_time_share >= 0)
+			fprintf(out, " (%.1f%% of halt time)", 100.0 * h->contended_time_share);
 	}
-	fprintf(out, "| contention | another task runnable on the vCPU's CPU during %.1f%% of "
-		"%" PRIu64 " halts", 100.0 * h->contended_share, h->sched_halts);
-	if (h->contended_time_share >= 0)
-		fprintf(out, " (%.1f%% of halt time)", 100.0 * h->contended_time_share);
+	if (h->poll_upper_bound)
+		fprintf(out, "; poll CPU at most %s: %s charges misses their window or their "
+			"length, no sched event showing where their poll ended",
+			hs_duration_format(all, sizeof(all), (double)h->poll_ns),
+			hs_duration_format(bounded, sizeof(bounded), (double)h->poll_bounded_ns));
+	if (h->polls_cut)
+		fprintf(out, "; %" PRIu64 " of %" PRIu64 " misses cut short (ended before their "
+			"window)", h->polls_cut, h->poll_misses);
 	fputs(" |\n", out);
 }
 
@@ -188,9 +201,10 @@ static void md_row(FILE *out, const char *vm, size_t vm_max, const char *vcpu, c
 	fputs(b, out);
 	md_esc(out, vm[0] ? vm : "?", vm_max);
 	fputs(b, out);
-	fprintf(out, " | %s | %s | %" PRIu64 " | %.1f | %.1f | %" PRIu64 " | %s | %s | %s | %s | "
-		"%s | %s |\n", vcpu, tid, s->halts, isfinite(s->halts_per_s) ? s->halts_per_s : 0.0,
-		isfinite(s->hit_rate) ? s->hit_rate * 100 : 0.0, s->poll_misses,
+	fprintf(out, " | %s | %s | %" PRIu64 " | %.1f | %.1f | %" PRIu64 " | %" PRIu64 " | %s | %s | "
+		"%s | %s | %s | %s |\n", vcpu, tid, s->halts,
+		isfinite(s->halts_per_s) ? s->halts_per_s : 0.0,
+		isfinite(s->hit_rate) ? s->hit_rate * 100 : 0.0, s->poll_misses, s->polls_cut,
 		hs_duration_format(t[0], 16, (double)s->poll_ns),
 		hs_duration_format(t[1], 16, any ? (double)s->p50_ns : -1),
 		hs_duration_format(t[2], 16, any ? (double)s->p99_ns : -1),
@@ -217,9 +231,9 @@ static void md_table(FILE *out, const struct hs_report *r)
 	unsigned int shown = 0, left = 0;
 
 	fputs("\n#### vCPU threads, busiest first (polling CPU, then halts)\n\n"
-	      "| VM | vCPU | tid | halts | halts/s | hit % | misses | poll CPU | p50 | p99 | max | "
-	      "window last | window mean |\n"
-	      "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n", out);
+	      "| VM | vCPU | tid | halts | halts/s | hit % | misses | cut | poll CPU | p50 | p99 | "
+	      "max | window last | window mean |\n"
+	      "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n", out);
 	for (unsigned int j = 0; j < r->nvms; j++) {
 		const struct hs_report_vm *vm = &r->vms[r->vm_order ? r->vm_order[j] : j];
 		unsigned int in_vm = 0;

@@ -89,6 +89,7 @@ static uint64_t get_misses(const struct hs_report_vcpu *v) { return v->stats.pol
 static uint64_t get_invalid(const struct hs_report_vcpu *v) { return v->stats.invalid; }
 static uint64_t get_grows(const struct hs_report_vcpu *v) { return v->stats.grows; }
 static uint64_t get_shrinks(const struct hs_report_vcpu *v) { return v->stats.shrinks; }
+static uint64_t get_cut(const struct hs_report_vcpu *v) { return v->stats.polls_cut; }
 
 static uint64_t get_sched_halts(const struct hs_report_vcpu *v) { return v->stats.sched_halts; }
 static uint64_t get_contended(const struct hs_report_vcpu *v) { return v->stats.contended_halts; }
@@ -101,7 +102,7 @@ static void om_contention(const struct om *om, const struct hs_report *rep)
 		om_u64_fn get;
 	} fam[] = {
 		{ "haltstat_sched_tracked_halts_total",
-		  "Halts whose CPU's runqueue the sched events covered (record --sched).",
+		  "Halts whose CPU's runqueue the sched events covered (haltstat record, unless --no-sched).",
 		  get_sched_halts },
 		{ "haltstat_contended_halts_total",
 		  "Tracked halts during which another task was runnable on the vCPU's CPU.",
@@ -185,11 +186,22 @@ static void om_poll_cpu(const struct om *om, const struct hs_report *rep)
 	const char *name = "haltstat_poll_cpu_seconds_total";
 
 	om_family(om, name, "counter", "seconds",
-		  "CPU time spent polling: poll hits' duration plus the window of each poll miss.");
+		  "CPU time spent polling, as KVM's halt_poll_success_ns + halt_poll_fail_ns: a hit's "
+		  "duration, a miss's window or the moment its poll ended when sooner; never above "
+		  "the time watched.");
 	for (unsigned int i = 0; i < rep->nvcpus; i++) {
 		fputs(name, om->out);
 		om_labels(om->out, &rep->vcpus[i], NULL);
 		om_put_sample_s(om->out, rep->vcpus[i].stats.poll_ns);
+	}
+	name = "haltstat_poll_cpu_bounded_seconds_total";
+	om_family(om, name, "counter", "seconds",
+		  "Of haltstat_poll_cpu_seconds_total, what misses were charged without a sched event "
+		  "to show where their poll ended (their window or their length): an upper bound.");
+	for (unsigned int i = 0; i < rep->nvcpus; i++) {
+		fputs(name, om->out);
+		om_labels(om->out, &rep->vcpus[i], NULL);
+		om_put_sample_s(om->out, rep->vcpus[i].stats.poll_bounded_ns);
 	}
 }
 
@@ -263,6 +275,9 @@ static int om_write(FILE *out, const struct hs_report *rep, bool openmetrics)
 	om_u64_family(&om, rep, "haltstat_poll_misses_total", "counter",
 		      "Waits that polled first (a window > 0 was in force) and were not woken in time.",
 		      get_misses);
+	om_u64_family(&om, rep, "haltstat_polls_cut_total", "counter",
+		      "Poll misses whose poll ended before their window: another task was runnable "
+		      "on the vCPU's CPU (KVM's single_task_running()).", get_cut);
 	om_u64_family(&om, rep, "haltstat_invalid_halts_total", "counter",
 		      "Halts the kernel flagged invalid (valid=0).", get_invalid);
 	om_u64_family(&om, rep, "haltstat_window_grows_total", "counter",

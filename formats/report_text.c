@@ -172,20 +172,20 @@ static void write_warnings(const struct text_ctx *c)
 
 /* ---- the table ---- */
 
-#define ROW_FMT "%-16.16s %5s %7s %-15.15s %9s %8s %6s %9s %8s %8s %7s %7s %8s %8s %8s %9s %8s %8s %s\n"
+#define ROW_FMT "%-16.16s %5s %7s %-15.15s %9s %8s %6s %9s %8s %7s %8s %7s %7s %8s %8s %8s %9s %8s %8s %s\n"
 
 static void write_table_head(const struct text_ctx *c)
 {
 	fprintf(c->out, "\n%s" ROW_FMT "%s", col(c, C_BOLD),
 		"VM", "vCPU", "tid", "comm", "halts", "halts/s", "hit%", "poll hits",
-		"misses", "no-poll", "unknown", "invalid", "p50", "p99", "max",
+		"misses", "cut", "no-poll", "unknown", "invalid", "p50", "p99", "max",
 		"poll CPU", "win last", "win mean", "grow/shrink/flap", col(c, C_RESET));
 }
 
 static void write_row(const struct text_ctx *c, const char *vm, const char *vcpu,
 		      const char *tid, const char *comm, const struct hs_halt_stats *s)
 {
-	char n[7][32], t[5][16], gsf[64], rate[16], hit[16];
+	char n[8][32], t[5][16], gsf[64], rate[16], hit[16];
 	bool any = s->halts > 0;
 
 	snprintf(n[0], 32, "%" PRIu64, s->halts);
@@ -195,6 +195,7 @@ static void write_row(const struct text_ctx *c, const char *vm, const char *vcpu
 	snprintf(n[4], 32, "%" PRIu64, s->unknown_waits);
 	snprintf(n[5], 32, "%" PRIu64, s->invalid);
 	hs_duration_format(n[6], 32, (double)s->poll_ns);
+	snprintf(n[7], 32, "%" PRIu64, s->polls_cut);
 	snprintf(rate, sizeof(rate), "%.1f", isfinite(s->halts_per_s) ? s->halts_per_s : 0.0);
 	snprintf(hit, sizeof(hit), "%.1f", isfinite(s->hit_rate) ? s->hit_rate * 100 : 0.0);
 	snprintf(gsf, sizeof(gsf), "%" PRIu64 "/%" PRIu64 "/%" PRIu64,
@@ -204,7 +205,7 @@ static void write_row(const struct text_ctx *c, const char *vm, const char *vcpu
 	hs_duration_format(t[2], 16, any ? (double)s->max_ns : -1);
 	fmt_window(t[3], 16, (double)s->window_last_ns);
 	fmt_window(t[4], 16, s->window_mean_ns);
-	fprintf(c->out, ROW_FMT, vm, vcpu, tid, comm, n[0], rate, hit, n[1], n[2], n[3],
+	fprintf(c->out, ROW_FMT, vm, vcpu, tid, comm, n[0], rate, hit, n[1], n[2], n[7], n[3],
 		n[4], n[5], t[0], t[1], t[2], n[6], t[3], t[4], gsf);
 }
 
@@ -275,6 +276,27 @@ static void write_table(const struct text_ctx *c)
 
 /* ---- contention ---- */
 
+/*
+ * What "poll CPU" counts where the recording cannot tell it exactly, and
+ * how many polls the halts' own lengths show cut short.
+ */
+static void write_poll_notes(const struct text_ctx *c)
+{
+	const struct hs_halt_stats *h = &c->rep->host;
+	char all[32], bounded[32];
+
+	if (h->poll_upper_bound)
+		fprintf(c->out, "\npoll CPU: at most %s: misses whose poll no sched event shows "
+			"ending are charged their window or their length (%s), which a poll that "
+			"another task cut short did not use up\n",
+			hs_duration_format(all, sizeof(all), (double)h->poll_ns),
+			hs_duration_format(bounded, sizeof(bounded), (double)h->poll_bounded_ns));
+	if (h->polls_cut)
+		fprintf(c->out, "polls cut: %" PRIu64 " of %" PRIu64 " misses ended before their "
+			"window: KVM stops polling once another task is runnable on the CPU\n",
+			h->polls_cut, h->poll_misses);
+}
+
 static void write_contention_row(const struct text_ctx *c, const char *who,
 				 const struct hs_halt_stats *s)
 {
@@ -293,9 +315,10 @@ static void write_contention(const struct text_ctx *c)
 
 	if (!r->host.halts)
 		return;
+	write_poll_notes(c);
 	if (!r->host.sched_halts || r->host.contended_share < 0) {
 		fprintf(c->out, "\ncontention: unknown (no %s recorded; "
-			"'haltstat record --sched' records them)\n",
+			"'haltstat record' records them unless given --no-sched)\n",
 			hs_report_sched_missing(r));
 		return;
 	}

@@ -19,6 +19,7 @@ static void top_json_stats(struct hs_jw *j, json_t *o, const struct hs_halt_stat
 	hs_jw_put(j, o, "hit_rate", s->halts ? hs_jw_num(s->hit_rate) : json_null());
 	hs_jw_put(j, o, "poll_ns", hs_jw_u64(s->poll_ns));
 	hs_jw_put(j, o, "poll_cpu_pct", hs_jw_num(s->poll_cpu_pct));
+	hs_jw_put(j, o, "poll_cpu_upper_bound", json_boolean(s->poll_upper_bound));
 	hs_jw_put(j, o, "p50_ns", s->halts ? hs_jw_u64(s->p50_ns) : json_null());
 	hs_jw_put(j, o, "p99_ns", s->halts ? hs_jw_u64(s->p99_ns) : json_null());
 	hs_jw_put(j, o, "window_ns", hs_jw_i64_known(s->window_last_ns));

@@ -255,26 +255,45 @@ static uint64_t hs_sub_floor(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-/* Moves n waits counted under window from into window to. */
+/*
+ * Moves the segment's n waits, counted under window from, into window to:
+ * what they polled is charged again under to (pollend.h).
+ */
 static void hs_waits_move(struct hs_vcpu_acct *v, uint64_t n, int64_t from, int64_t to)
 {
-	uint64_t f = from > 0 ? (uint64_t)from : 0, t = to > 0 ? (uint64_t)to : 0;
+	struct hs_poll_cost *c = &v->seg_cost;
 
-	if (from > 0) {
+	if (from > 0)
 		v->poll_misses -= n;
-		v->poll_ns = hs_sub_floor(v->poll_ns, n * f);
-	} else if (from == 0) {
+	else if (from == 0)
 		v->nopoll_waits -= n;
-	} else {
+	else
 		v->unknown_waits -= n;
-	}
-	if (to > 0) {
+	/* waited == 0 under a window of 0 beat the block without a poll */
+	if (from == 0 && to != 0)
+		v->poll_ns = hs_add_sat(v->poll_ns, v->seg_hit_ns);
+	else if (from != 0 && to == 0)
+		v->poll_ns = hs_sub_floor(v->poll_ns, v->seg_hit_ns);
+	v->poll_ns = hs_sub_floor(v->poll_ns, c->poll_ns);
+	v->poll_bounded_ns = hs_sub_floor(v->poll_bounded_ns, c->bounded_ns);
+	v->polls_cut = hs_sub_floor(v->polls_cut, c->cut);
+	hs_poll_ends_cost(&v->seg_ends, to, c);
+	v->poll_ns = hs_add_sat(v->poll_ns, c->poll_ns);
+	v->poll_bounded_ns = hs_add_sat(v->poll_bounded_ns, c->bounded_ns);
+	v->polls_cut += c->cut;
+	if (to > 0)
 		v->poll_misses += n;
-		/* n * t cannot wrap: t < 2^32 and n < 2^32 halts a segment in practice */
-		v->poll_ns = hs_add_sat(v->poll_ns, n > UINT64_MAX / (t ? t : 1) ? UINT64_MAX : n * t);
-	} else {
+	else
 		v->nopoll_waits += n;
-	}
+}
+
+/* The halts from ts on form a new segment, provisionally under window. */
+static void hs_vcpu_seg_open(struct hs_vcpu_acct *v, int64_t window, uint64_t ts)
+{
+	hs_seg_open(&v->seg, window, ts);
+	hs_poll_ends_reset(&v->seg_ends);
+	memset(&v->seg_cost, 0, sizeof(v->seg_cost));
+	v->seg_hit_ns = 0;
 }
 
 /*
@@ -370,7 +389,7 @@ static void hs_seg_close(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t 
 void hs_vcpu_settle_end(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t end)
 {
 	hs_seg_close(a, v, end);
-	hs_seg_open(&v->seg, v->window, end);
+	hs_vcpu_seg_open(v, v->window, end);
 }
 
 static void hs_vcpu_poll_ns(struct hs_vcpu_acct *v, const struct hs_event *ev)
@@ -399,22 +418,39 @@ static void hs_vcpu_poll_ns(struct hs_vcpu_acct *v, const struct hs_event *ev)
 	hs_seg_settle(v, c->old_ns, ev->ts, HS_WSRC_NEXT_EVENT, false);
 	/* from here on the timeline holds the new value; the halt still ends under old */
 	v->window = c->new_ns;
-	hs_seg_open(&v->seg, v->window, ev->ts);
+	hs_vcpu_seg_open(v, v->window, ev->ts);
 	v->pending = *c;
 	v->has_pending = true;
 }
 
+/*
+ * A wait whose poll ended at end at the latest (pollend.h); in_seg: it
+ * joins the segment, whose window may still be told otherwise.
+ */
 static void hs_vcpu_wait(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t ns,
-			 int64_t window)
+			 int64_t window, uint64_t end, bool bounded, bool in_seg)
 {
+	struct hs_poll_cost c = {
+		.poll_ns = hs_poll_charge(window, end),
+		.cut = hs_poll_was_cut(window, end),
+	};
+
+	c.bounded_ns = bounded ? c.poll_ns : 0;
 	v->waits++;
-	if (window > 0) {
+	if (window > 0)
 		v->poll_misses++;
-		v->poll_ns = hs_add_sat(v->poll_ns, (uint64_t)window);
-	} else if (window == 0) {
+	else if (window == 0)
 		v->nopoll_waits++;
-	} else {
+	else
 		v->unknown_waits++;
+	v->poll_ns = hs_add_sat(v->poll_ns, c.poll_ns);
+	v->poll_bounded_ns = hs_add_sat(v->poll_bounded_ns, c.bounded_ns);
+	v->polls_cut += c.cut;
+	if (in_seg) {
+		hs_poll_ends_add(&v->seg_ends, end, bounded);
+		v->seg_cost.poll_ns += c.poll_ns;
+		v->seg_cost.bounded_ns += c.bounded_ns;
+		v->seg_cost.cut += c.cut;
 	}
 	v->log2_wait[hs_log2_index(ns)]++;
 	hs_linear_add(a, v->linear_wait, ns);
@@ -427,23 +463,52 @@ static uint64_t hs_wakeup_start(const struct hs_event *ev)
 }
 
 /*
- * When the halt's poll would have ended for another task runnable on the
- * vCPU thread's CPU (the event's: the thread runs there when it logs the
- * wakeup), from the halt's start (ts - ns); HS_POLL_CUT_UNKNOWN without
- * sched events for that CPU. A thread that went to sleep before the window
- * in force ran out had its poll ended by something the events do not name
- * (need_resched() set from elsewhere, say): that ends the poll as well, at
- * any setting.
+ * A wait that polled its whole window went to sleep lag ns after: how long
+ * the kernel takes from a poll's end to schedule() (1.7 us on a quiet
+ * nested host, 3.4 with three vCPUs on its CPU). A poll that ended early
+ * for a reason the events do not show ended that much before its thread
+ * slept. The first samples decide, so that every halt after them is
+ * charged alike, whichever reader thread has the vCPU.
+ */
+static void hs_vcpu_sleep_lag(struct hs_vcpu_acct *v, uint64_t lag)
+{
+	unsigned int i;
+
+	if (v->nsleep_lag == HS_SLEEP_LAGS)
+		return;
+	if (lag > UINT32_MAX)
+		lag = UINT32_MAX;
+	for (i = v->nsleep_lag++; i > 0 && v->sleep_lag[i - 1] > lag; i--)
+		v->sleep_lag[i] = v->sleep_lag[i - 1];
+	v->sleep_lag[i] = (uint32_t)lag;
+	if (v->nsleep_lag >= HS_SLEEP_LAG_MIN)
+		v->sleep_lag_ns = v->sleep_lag[v->nsleep_lag / 2];
+}
+
+/*
+ * What the sched events tell of a halt's poll: when it would have ended for
+ * another task runnable on the vCPU thread's CPU, from the halt's start
+ * (HS_POLL_CUT_UNKNOWN without sched events for that CPU), and the latest
+ * its poll can have ended (*end, the halt's length without them). A thread
+ * that went to sleep before the window in force ran out had its poll ended
+ * by something the events do not name (need_resched() set from elsewhere,
+ * say): that ends the poll as well, at any setting. The CPU is the one the
+ * thread went to sleep on, else the wakeup's: a woken thread may run
+ * elsewhere, but it polled where it halted.
  */
 static uint64_t hs_vcpu_contention(struct hs_account *a, struct hs_vcpu_acct *v,
-				   const struct hs_event *ev, int64_t window)
+				   const struct hs_event *ev, int64_t window, uint64_t *end)
 {
-	uint64_t ns = ev->wakeup.ns, start = hs_wakeup_start(ev);
+	uint64_t ns = ev->wakeup.ns, start = hs_wakeup_start(ev), slept;
+	int cpu = ev->cpu;
 	struct hs_runq_halt h;
 
+	*end = ns;
 	if (!a->runq)
 		return HS_POLL_CUT_UNKNOWN;
-	hs_runq_halt(a->runq, ev->cpu, ev->tid, start, ev->ts, &h);
+	if (ev->wakeup.waited && v->slept_ts >= start && v->slept_ts <= ev->ts)
+		cpu = v->slept_cpu;
+	hs_runq_halt(a->runq, cpu, ev->tid, start, ev->ts, &h);
 	if (!h.known)
 		return HS_POLL_CUT_UNKNOWN;
 	v->sched_halts++;
@@ -452,9 +517,19 @@ static uint64_t hs_vcpu_contention(struct hs_account *a, struct hs_vcpu_acct *v,
 		v->contended_halts++;
 		v->contended_ns = hs_add_sat(v->contended_ns, h.busy_ns);
 	}
-	if (window > 0 && ev->wakeup.waited && h.slept_ns < (uint64_t)window &&
-	    h.slept_ns < h.cut_ns)
-		h.cut_ns = h.slept_ns;
+	if (h.cut_ns < *end)
+		*end = h.cut_ns;
+	if (!ev->wakeup.waited || h.slept_ns == UINT64_MAX)
+		return h.cut_ns == UINT64_MAX ? HS_POLL_CUT_NONE : h.cut_ns;
+	if (window > 0 && h.slept_ns >= (uint64_t)window && h.cut_ns >= (uint64_t)window)
+		hs_vcpu_sleep_lag(v, h.slept_ns - (uint64_t)window);
+	if (h.slept_ns >= *end)
+		return h.cut_ns == UINT64_MAX ? HS_POLL_CUT_NONE : h.cut_ns;
+	/* asleep before anything the events show ended it: it ended a little before */
+	slept = h.slept_ns > v->sleep_lag_ns ? h.slept_ns - v->sleep_lag_ns : 0;
+	*end = slept;
+	if (window > 0 && h.slept_ns < (uint64_t)window)
+		h.cut_ns = slept;
 	return h.cut_ns == UINT64_MAX ? HS_POLL_CUT_NONE : h.cut_ns;
 }
 
@@ -481,30 +556,37 @@ static void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
 	const struct hs_wakeup *w = &ev->wakeup;
 	const struct hs_poll_change *change = v->has_pending ? &v->pending : NULL;
 	int64_t window = change ? (int64_t)change->old_ns : v->window;
-
-	v->halts++;
-	if (w->valid == 0)
-		v->invalid++;
-	if (w->waited) {
-		hs_vcpu_wait(a, v, w->ns, window);
-	} else {
-		v->poll_hits++;
-		v->poll_ns = hs_add_sat(v->poll_ns, w->ns);
-		v->log2_poll[hs_log2_index(w->ns)]++;
-		hs_linear_add(a, v->linear_poll, w->ns);
-	}
 	/* a halt with its own event ran under old, known; the rest join the segment */
-	if (!change && v->unreliable && window < 0) {
-		if (w->waited)
-			v->unknown_why[HS_UNK_AFTER_LOSS]++;
-	} else if (!change) {
-		hs_seg_add(&v->seg, w->ns, w->waited, w->valid != 0);
-	}
+	bool after_loss = !change && v->unreliable && window < 0;
+	bool in_seg = !change && !after_loss;
+	uint64_t end, start = hs_wakeup_start(ev);
 	struct hs_halt_sched sched = {
-		.poll_cut_ns = hs_vcpu_contention(a, v, ev, window),
+		.poll_cut_ns = hs_vcpu_contention(a, v, ev, window, &end),
 		.woken_ns = hs_vcpu_woken(v, ev),
 	};
 
+	v->halts++;
+	if (!v->first_start_ts || start < v->first_start_ts)
+		v->first_start_ts = start;
+	if (w->valid == 0)
+		v->invalid++;
+	if (w->waited) {
+		hs_vcpu_wait(a, v, w->ns, window, end,
+			     sched.poll_cut_ns == HS_POLL_CUT_UNKNOWN, in_seg);
+	} else {
+		v->poll_hits++;
+		/* a wake that beat the block under window 0 was not polled for */
+		if (window != 0)
+			v->poll_ns = hs_add_sat(v->poll_ns, w->ns);
+		if (in_seg)
+			v->seg_hit_ns = hs_add_sat(v->seg_hit_ns, w->ns);
+		v->log2_poll[hs_log2_index(w->ns)]++;
+		hs_linear_add(a, v->linear_poll, w->ns);
+	}
+	if (after_loss && w->waited)
+		v->unknown_why[HS_UNK_AFTER_LOSS]++;
+	else if (in_seg)
+		hs_seg_add(&v->seg, w->ns, w->waited, w->valid != 0);
 	hs_account_halt(&v->all, v->whatif, ev->ts, w, change, window, !v->unreliable, &sched);
 	v->has_pending = false;
 	v->unreliable = false;
@@ -680,6 +762,21 @@ static void hs_account_waking(struct hs_account *a, const struct hs_event *ev)
 	}
 }
 
+/* A vCPU thread that goes to sleep does so on the CPU it polled on. */
+static void hs_account_slept(struct hs_account *a, const struct hs_event *ev)
+{
+	const struct hs_sched_switch *sw = &ev->sched_switch;
+	long i;
+
+	if (sw->prev_runnable || sw->prev_pid <= 0 || !hs_account_owns(a, sw->prev_pid))
+		return;
+	i = hs_imap_get(&a->vcpu_map, sw->prev_pid);
+	if (i < 0)
+		return;
+	a->vcpus[i]->slept_ts = ev->ts;
+	a->vcpus[i]->slept_cpu = ev->cpu;
+}
+
 /* Every shard tracks every CPU's runqueue: any of its vCPUs may halt there. */
 static int hs_account_sched(struct hs_account *a, const struct hs_event *ev)
 {
@@ -692,6 +789,8 @@ static int hs_account_sched(struct hs_account *a, const struct hs_event *ev)
 		if (!a->runq)
 			return -ENOMEM;
 	}
+	if (ev->kind == HS_EV_SCHED_SWITCH)
+		hs_account_slept(a, ev);
 	if (ev->kind == HS_EV_SCHED_SWITCH)
 		hs_runq_switch(a->runq, ev->ts, ev->cpu, &ev->sched_switch);
 	else
@@ -746,7 +845,7 @@ static void hs_vcpu_forget(struct hs_account *a, struct hs_vcpu_acct *v)
 			  &v->window_time);
 	hs_seg_close(a, v, v->last_ts);
 	v->window = HS_WINDOW_UNKNOWN;
-	hs_seg_open(&v->seg, HS_WINDOW_UNKNOWN, v->last_ts);
+	hs_vcpu_seg_open(v, HS_WINDOW_UNKNOWN, v->last_ts);
 	v->has_pending = false;
 	v->unreliable = true;
 	v->last_change = 0;

@@ -9,6 +9,7 @@
 #include "guest_whatif.h"
 #include "hist.h"
 #include "meta.h"
+#include "pollend.h"
 #include "whatif.h"
 #include "winstate.h"
 
@@ -27,6 +28,9 @@ struct hs_account_opts {
 };
 
 
+#define HS_SLEEP_LAGS 63
+#define HS_SLEEP_LAG_MIN 8
+
 struct hs_vcpu_acct {
 	int tid;
 	uint64_t halts, poll_hits, waits;
@@ -34,7 +38,10 @@ struct hs_vcpu_acct {
 	uint64_t nopoll_waits;	/* waits with window 0 */
 	uint64_t unknown_waits;	/* waits with the window not yet known */
 	uint64_t invalid;	/* valid == 0 */
-	uint64_t poll_ns;	/* hits' ns plus misses' window */
+	uint64_t poll_ns;	/* as KVM counts it (pollend.h) */
+	uint64_t poll_bounded_ns;	/* of poll_ns, charged by an upper bound */
+	uint64_t polls_cut;	/* misses whose poll ended before their window */
+	uint64_t first_start_ts;	/* when the earliest halt began (its wakeup less its ns) */
 	uint64_t log2_poll[HS_LOG2_BUCKETS];
 	uint64_t log2_wait[HS_LOG2_BUCKETS];
 	uint64_t *linear_poll;	/* linear_entries + 1 (last = overflow), or NULL */
@@ -49,6 +56,8 @@ struct hs_vcpu_acct {
 	double window_area;	/* sum of window * time, for the time-weighted mean */
 	uint64_t window_time;	/* time with a known window */
 	struct hs_window_seg seg;	/* halts since the window was last certain */
+	struct hs_poll_cost seg_cost;	/* what seg's waits were charged under seg.window */
+	uint64_t seg_hit_ns;		/* seg's halts that beat their block: polled unless its window is 0 */
 	uint64_t inferred_waits[HS_WSRC_COUNT];	/* waits moved out of "unknown" */
 	uint64_t unknown_why[HS_UNK_COUNT];	/* unknown_waits by reason, at finish */
 	struct hs_poll_change pending;	/* kvm_halt_poll_ns waiting for its wakeup */
@@ -63,10 +72,22 @@ struct hs_vcpu_acct {
 	/* sched_waking: when the thread's wakes came, so a wait's exact time to wake */
 	uint64_t waking_ts;		/* the latest sched_waking of the thread, 0 none */
 	uint64_t timed_waits;		/* waits with a sched_waking inside them */
+	/* sched_switch: where and when the thread last went to sleep, 0 never */
+	uint64_t slept_ts;
+	int slept_cpu;
+	/*
+	 * From a poll's end to its thread asleep, as the first waits that
+	 * polled their whole window show it (sorted); their median once there
+	 * are HS_SLEEP_LAG_MIN, else 0.
+	 */
+	uint32_t sleep_lag[HS_SLEEP_LAGS];
+	unsigned int nsleep_lag;
+	uint64_t sleep_lag_ns;
 
 	uint64_t first_ts, last_ts;
 	struct hs_whatif *whatif;	/* NULL when opts.no_whatif */
-	/* last: 64 KiB that would otherwise push the hot counters apart */
+	/* last: what would otherwise push the hot counters apart */
+	struct hs_poll_ends seg_ends;	/* seg's waits, for the window told afterwards */
 	struct hs_hist all;	/* halt durations, every halt */
 };
 

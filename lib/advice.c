@@ -32,6 +32,7 @@
 #define HS_ADV_DELTA_MIN 5000
 #define HS_ADV_DELTA_MAX 100000
 #define HS_ADV_MIN_VCPU_HALTS 50	/* vCPUs with fewer do not set the budget */
+#define HS_ADV_CUT_PCT 1.0		/* misses cut short, % of them, that cap the suggestion */
 
 static const struct hs_adv_objective hs_adv_objectives[] = {
 	{ "latency", 0.02, 50 },
@@ -56,6 +57,7 @@ struct hs_adv_ctx {
 	const struct hs_adv_objective *obj;
 	double budget;
 	double delta;			/* for pricing */
+	uint64_t ceiling_ns;		/* no suggestion above it; UINT64_MAX none */
 	FILE *text;
 	char *buf;
 	size_t len;
@@ -180,7 +182,8 @@ static void hs_adv_scope_off_cliff(const struct hs_adv_ctx *c, struct hs_adv_sco
 	for (unsigned int j = 0; j < s->n; j++) {
 		double u = hs_adv_utility_low(c, &s->rows[j]);
 
-		if ((j && s->vcpu_pct[j] > c->budget) || hs_cliff_at(s->rows, s->n, j))
+		if ((j && s->vcpu_pct[j] > c->budget) || hs_cliff_at(s->rows, s->n, j) ||
+		    s->rows[j].halt_poll_ns > c->ceiling_ns)
 			continue;
 		if (alt < 0 || u > alt_u) {
 			alt = (int)j;
@@ -202,7 +205,7 @@ static void hs_adv_scope_pick(const struct hs_adv_ctx *c, struct hs_adv_scope *s
 		const struct hs_whatif_row *r = &s->rows[j];
 
 		s->utility[j] = c->delta * (double)r->hits - c->obj->lambda * r->poll_cpu_s * 1e9;
-		if (j && s->vcpu_pct[j] > c->budget)
+		if ((j && s->vcpu_pct[j] > c->budget) || r->halt_poll_ns > c->ceiling_ns)
 			continue;
 		/* strictly better only: ties go to the smaller window */
 		if (s->best < 0 || s->utility[j] > best_u) {
@@ -290,7 +293,7 @@ static void hs_adv_wake_overhead(struct hs_adv_ctx *c, uint64_t delta)
 			busiest = v;
 	}
 	if (!busiest) {
-		hs_adv_say(c, "A wait costs about %.1f us more than its time to wake (estimated from the halts alone; that is what a poll hit saves). Without sched_waking each wait's time to wake is its length minus this one figure, which the overhead's spread blurs; 'haltstat record --sched' records it.",
+		hs_adv_say(c, "A wait costs about %.1f us more than its time to wake (estimated from the halts alone; that is what a poll hit saves). Without sched_waking each wait's time to wake is its length minus this one figure, which the overhead's spread blurs; 'haltstat record' records it unless given --no-sched.",
 			   delta / 1e3);
 		return;
 	}
@@ -653,7 +656,7 @@ static void hs_adv_contention(struct hs_adv_ctx *c)
 
 	if (!h->sched_halts || h->contended_share < 0) {
 		hs_adv_finding(c->adv, "contention_unknown");
-		hs_adv_say(c, "Contention unknown: the recording has no %s, so the what-if lets every poll run its whole window. Where other tasks share the vCPUs' CPUs, KVM stops polling as soon as one is runnable and polls hit less than shown; 'haltstat record --sched' records what is needed to know.",
+		hs_adv_say(c, "Contention unknown: the recording has no %s, so the what-if lets every poll run its whole window. Where other tasks share the vCPUs' CPUs, KVM stops polling as soon as one is runnable and polls hit less than shown; 'haltstat record' records what is needed to know unless given --no-sched.",
 			   hs_report_sched_missing(c->rep));
 		return;
 	}
@@ -662,6 +665,39 @@ static void hs_adv_contention(struct hs_adv_ctx *c)
 	hs_adv_say(c, "Another task was runnable on the vCPU's CPU during %.1f%% of %llu halts (%.1f%% of their time). KVM stops polling as soon as that happens, and the what-if cuts each replayed poll at that moment.",
 		   100.0 * h->contended_share, (unsigned long long)h->sched_halts,
 		   h->contended_time_share >= 0 ? 100.0 * h->contended_time_share : 0.0);
+}
+
+/*
+ * Misses shorter than their window prove their poll was cut: another task
+ * was runnable on the CPU. Without sched events nobody knows which other
+ * polls were cut too, and the what-if lets them run their whole window, so
+ * a longer window would look better than it is: the suggestion stays at or
+ * below the recorded setting.
+ */
+static void hs_adv_cut_ceiling(struct hs_adv_ctx *c)
+{
+	const struct hs_halt_stats *h = &c->rep->host;
+	int64_t m = hs_adv_recorded_max(c->rep);
+
+	c->ceiling_ns = UINT64_MAX;
+	if (h->sched_halts || !h->poll_misses || m < 0 ||
+	    100.0 * (double)h->polls_cut < HS_ADV_CUT_PCT * (double)h->poll_misses)
+		return;
+	c->ceiling_ns = (uint64_t)m;
+}
+
+static void hs_adv_cut_explain(struct hs_adv_ctx *c)
+{
+	const struct hs_halt_stats *h = &c->rep->host;
+
+	if (c->ceiling_ns == UINT64_MAX)
+		return;
+	hs_adv_finding(c->adv, "polls_cut");
+	hs_adv_say(c, "Polls are being cut short: %llu of %llu misses (%.1f%%) ended before their window, so another task was runnable on the vCPUs' CPUs, and the recording has no sched events to say when. The what-if cannot tell which longer polls would be cut as well, so nothing above the recorded %llu is suggested; record with sched events (haltstat record's default) for one that can go higher.",
+		   (unsigned long long)h->polls_cut, (unsigned long long)h->poll_misses,
+		   100.0 * (double)h->polls_cut / (double)h->poll_misses,
+		   (unsigned long long)c->ceiling_ns);
+	hs_adv_confidence_lower(c->adv, "low");
 }
 
 static uint64_t hs_adv_log2_sum(const uint64_t *b, uint64_t lo, uint64_t hi)
@@ -823,7 +859,7 @@ static void hs_adv_no_data(struct hs_adv_ctx *c)
 
 void hs_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts)
 {
-	struct hs_adv_ctx c = { .rep = rep, .adv = &rep->advice };
+	struct hs_adv_ctx c = { .rep = rep, .adv = &rep->advice, .ceiling_ns = UINT64_MAX };
 	struct hs_adv_scope s = {
 		.rows = rep->host_what_if, .n = rep->n_host_what_if, .tgid = -2,
 	};
@@ -845,6 +881,7 @@ void hs_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts)
 		return;
 	}
 	s.nvcpus = hs_adv_active_vcpus(rep, -2);
+	hs_adv_cut_ceiling(&c);
 	hs_adv_scope_pct(rep, &s);
 	hs_adv_scope_pick(&c, &s);
 	c.adv->valid = s.best >= 0;
@@ -854,6 +891,7 @@ void hs_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts)
 	hs_adv_wake_model(&c);
 	hs_adv_wake_overhead(&c, delta);
 	hs_adv_contention(&c);
+	hs_adv_cut_explain(&c);
 	hs_adv_explain_recorded(&c, &s);
 	hs_adv_selfcheck(&c);
 	hs_adv_confidence(&c);

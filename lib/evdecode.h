@@ -40,7 +40,7 @@ const char *hs_ev_full_name(enum hs_event_kind kind);
 bool hs_ev_host_side(enum hs_event_kind kind);
 /*
  * The scheduler's kinds: analysed when a recording has them, recorded only
- * when asked for (record --sched), since they are many.
+ * when asked for (haltstat record, unless --no-sched), since they are many.
  */
 static inline bool hs_ev_sched(enum hs_event_kind kind)
 {

@@ -15,7 +15,7 @@ enum hs_event_kind {
 	HS_EV_HALT_POLL_NS,		/* kvm:kvm_halt_poll_ns */
 	HS_EV_CPU_IDLE,			/* power:cpu_idle */
 	HS_EV_GUEST_HALT_POLL_NS,	/* power:guest_halt_poll_ns */
-	/* recorded on request (record --sched): who else is runnable on a vCPU's CPU */
+	/* recorded on request (haltstat record, unless --no-sched): who else is runnable on a vCPU's CPU */
 	HS_EV_SCHED_SWITCH,		/* sched:sched_switch */
 	HS_EV_SCHED_WAKEUP,		/* sched:sched_wakeup */
 	HS_EV_SCHED_WAKING,		/* sched:sched_waking: when a vCPU's wake came */

@@ -192,7 +192,6 @@ static void hs_stats_counters(struct hs_halt_stats *s, const struct hs_vcpu_acct
 	s->nopoll_waits += v->nopoll_waits;
 	s->unknown_waits += v->unknown_waits;
 	s->invalid += v->invalid;
-	s->poll_ns = s->poll_ns > UINT64_MAX - v->poll_ns ? UINT64_MAX : s->poll_ns + v->poll_ns;
 	s->grows += v->grows;
 	s->shrinks += v->shrinks;
 	s->flaps += v->flaps;
@@ -204,6 +203,49 @@ static void hs_stats_counters(struct hs_halt_stats *s, const struct hs_vcpu_acct
 		s->inferred_waits[k] += v->inferred_waits[k];
 	for (unsigned int k = 0; k < HS_UNK_COUNT; k++)
 		s->unknown_why[k] += v->unknown_why[k];
+}
+
+static uint64_t hs_u64_add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* A vCPU's polling CPU, which nothing may show above its own span. */
+static void hs_stats_poll(struct hs_halt_stats *s, const struct hs_vcpu_acct *v)
+{
+	uint64_t span;
+
+	s->poll_ns = v->poll_ns;
+	s->poll_bounded_ns = v->poll_bounded_ns;
+	s->polls_cut = v->polls_cut;
+	s->first_start_ts = v->first_start_ts ? v->first_start_ts : v->first_ts;
+	s->last_ts = v->last_ts;
+	span = s->last_ts > s->first_start_ts ? s->last_ts - s->first_start_ts : 0;
+	if (s->poll_ns <= span)
+		return;
+	s->poll_clamped = true;
+	s->poll_ns = span;
+	if (s->poll_bounded_ns > span)
+		s->poll_bounded_ns = span;
+}
+
+/* A figure mostly exact is not called an upper bound for the few halts before the sched events reach back. */
+static void hs_stats_poll_bound(struct hs_halt_stats *s)
+{
+	s->poll_upper_bound = (double)s->poll_bounded_ns > 0.01 * (double)s->poll_ns;
+}
+
+/* Sums of the vCPUs' (clamped) polling CPU, and the span they cover. */
+static void hs_stats_poll_add(struct hs_halt_stats *into, const struct hs_halt_stats *from)
+{
+	into->poll_ns = hs_u64_add_sat(into->poll_ns, from->poll_ns);
+	into->poll_bounded_ns = hs_u64_add_sat(into->poll_bounded_ns, from->poll_bounded_ns);
+	into->polls_cut += from->polls_cut;
+	into->poll_clamped |= from->poll_clamped;
+	if (!into->first_start_ts || from->first_start_ts < into->first_start_ts)
+		into->first_start_ts = from->first_start_ts;
+	if (from->last_ts > into->last_ts)
+		into->last_ts = from->last_ts;
 }
 
 /* The shares of the summed contention counters: unknown without a tracked halt. */
@@ -320,6 +362,8 @@ static int hs_vcpu_fill(struct hs_report_vcpu *r, const struct hs_sel *s,
 	r->vcpu_id = v->vcpu_id;
 	memcpy(r->vm, s->vm, sizeof(r->vm));
 	hs_stats_counters(&r->stats, v);
+	hs_stats_poll(&r->stats, v);
+	hs_stats_poll_bound(&r->stats);
 	hs_stats_contention(&r->stats);
 	hs_stats_hist(&r->stats, &v->all);
 	hs_window_sum_add(&w, v);
@@ -363,6 +407,7 @@ static void hs_agg_add(struct hs_agg *g, const struct hs_report_vcpu *r,
 	unsigned int n = r->n_what_if;
 
 	hs_stats_counters(&g->stats, v);
+	hs_stats_poll_add(&g->stats, &r->stats);
 	if (v->whatif)
 		hs_max_in_force_add(&g->max, &r->selfcheck);
 	hs_hist_merge(g->hist, &v->all);
@@ -381,6 +426,7 @@ static void hs_agg_add(struct hs_agg *g, const struct hs_report_vcpu *r,
 
 static void hs_agg_stats(struct hs_agg *g)
 {
+	hs_stats_poll_bound(&g->stats);
 	hs_stats_contention(&g->stats);
 	hs_stats_hist(&g->stats, g->hist);
 	hs_window_sum_put(&g->stats, &g->win);
@@ -539,6 +585,52 @@ static int hs_report_order(struct hs_report *rep)
 	return 0;
 }
 
+/*
+ * The host's CPUs cannot poll more than all of their time: where the vCPUs'
+ * sum says otherwise each is scaled down alike (and the report warns).
+ */
+static void hs_report_poll_host_clamp(struct hs_report *rep)
+{
+	struct hs_halt_stats all = { 0 };
+	uint64_t span, limit;
+	double f;
+
+	if (rep->meta.ncpus <= 0)
+		return;
+	for (unsigned int i = 0; i < rep->nvcpus; i++)
+		hs_stats_poll_add(&all, &rep->vcpus[i].stats);
+	span = all.last_ts > all.first_start_ts ? all.last_ts - all.first_start_ts : 0;
+	limit = span > UINT64_MAX / (uint64_t)rep->meta.ncpus ? UINT64_MAX :
+		span * (uint64_t)rep->meta.ncpus;
+	if (all.poll_ns <= limit)
+		return;
+	f = (double)limit / (double)all.poll_ns;
+	rep->poll_host_clamped = true;
+	for (unsigned int i = 0; i < rep->nvcpus; i++) {
+		struct hs_halt_stats *v = &rep->vcpus[i].stats;
+
+		v->poll_ns = (uint64_t)((double)v->poll_ns * f);
+		v->poll_bounded_ns = (uint64_t)((double)v->poll_bounded_ns * f);
+		v->poll_clamped = true;
+	}
+}
+
+static void hs_report_warn_poll_clamp(struct hs_report *rep)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < rep->nvcpus; i++)
+		n += rep->vcpus[i].stats.poll_clamped;
+	if (rep->poll_host_clamped)
+		hs_report_warn(rep, "the vCPUs' polling CPU came out above all the time of the "
+			       "host's %d CPUs and was scaled down to it: a bug, or a bad input",
+			       rep->meta.ncpus);
+	else if (n)
+		hs_report_warn(rep, "the polling CPU of %u vCPU%s came out above %s own span and "
+			       "was cut down to it: a bug, or a bad input", n, n == 1 ? "" : "s",
+			       n == 1 ? "its" : "their");
+}
+
 static int hs_report_vcpus(struct hs_report *rep, const struct hs_account *acct,
 			   const struct hs_report_filter *filter, bool *filtered_out)
 {
@@ -558,6 +650,7 @@ static int hs_report_vcpus(struct hs_report *rep, const struct hs_account *acct,
 		if (hs_vcpu_fill(&rep->vcpus[i], &sel[i], acct))
 			goto out;
 	}
+	hs_report_poll_host_clamp(rep);
 	ret = hs_report_vms(rep, sel);
 	for (i = 0; !ret && i < rep->nvms; i++)
 		ret = hs_vm_linear(rep, &rep->vms[i]);
@@ -762,6 +855,7 @@ static void hs_report_warnings(struct hs_report *rep, const struct hs_account *a
 	const struct hs_account_opts *o = hs_account_options(acct);
 
 	hs_report_warn_losses(rep);
+	hs_report_warn_poll_clamp(rep);
 	rep->kvm = hs_report_kvm_seen(rep);
 	if (!rep->events_total && (o->start_ns || o->end_ns))
 		hs_report_warn(rep, "no events in the selected time range");

@@ -23,7 +23,19 @@ struct hs_halt_stats {
 	double mean_ns;
 	uint64_t p50_ns, p90_ns, p99_ns, p999_ns;
 	double hit_rate;		/* poll_hits / halts, 0 when no halts */
-	uint64_t poll_ns;		/* time spent polling: hits' ns + misses' window */
+	/*
+	 * Time spent polling as KVM counts it (lib/pollend.h): a hit's ns, a
+	 * miss's window or, when shorter, the moment its poll ended. Where no
+	 * sched event shows that moment, a miss is charged its window or its
+	 * length: poll_bounded_ns of it is such an upper bound.
+	 */
+	uint64_t poll_ns;
+	uint64_t poll_bounded_ns;
+	uint64_t polls_cut;		/* misses whose poll ended before their window */
+	/* from the first halt's start to the last event: what poll_ns cannot exceed */
+	uint64_t first_start_ts, last_ts;
+	bool poll_clamped;		/* poll_ns was more than that allows, and cut down */
+	bool poll_upper_bound;		/* over 1% of poll_ns is poll_bounded_ns */
 	double halts_per_s;		/* per second of the report's span */
 	double poll_cpu_pct;		/* poll_ns over the span, percent of one CPU */
 	/* window timeline */
@@ -167,7 +179,7 @@ struct hs_report {
 	double duration_s;
 	uint64_t events_total;
 	uint64_t events_wakeup, events_poll_ns, events_idle, events_guest_poll;
-	uint64_t events_sched_switch, events_sched_wakeup;	/* record --sched */
+	uint64_t events_sched_switch, events_sched_wakeup;	/* haltstat record, unless --no-sched */
 	uint64_t events_sched_waking;
 	double lost_pct;		/* lost / (recorded + lost) * 100, -1 unknown */
 
@@ -203,6 +215,7 @@ struct hs_report {
 	unsigned int *vcpu_order;
 
 	enum hs_kvm_seen kvm;
+	bool poll_host_clamped;		/* the vCPUs' polling was scaled to the host's CPUs' time */
 	const char *kvm_note;		/* the warning that says so when no vCPU halted, else NULL */
 
 	char **warnings;		/* one-line warnings for every writer */

@@ -7,7 +7,7 @@
 
 /*
  * The CPUs vCPU threads may run on, from /proc at the start of a recording
- * (record --sched filters the scheduler's events to them): the union of
+ * (record filters the scheduler's events to them): the union of
  * Cpus_allowed_list of the threads whose names carry a vCPU index (vmm.h),
  * or of all their threads when none does, in the processes pids, or when
  * npids is 0 in every process holding a KVM vCPU (an anon_inode:kvm-vcpu

@@ -125,6 +125,7 @@ static void hs_whatif_check(struct hs_whatif *w, const struct hs_whatif_rec *r)
 	int64_t win = hs_whatif_window(w, r);
 	int rec_change = r->has_change ? (r->grow ? 1 : -1) : 0;
 	bool hit, rec_hit, compare;
+	uint64_t d;
 	int change;
 
 	if (!r->reliable) {
@@ -137,8 +138,8 @@ static void hs_whatif_check(struct hs_whatif *w, const struct hs_whatif_rec *r)
 	}
 	compare = w->check_seeded;
 	w->check.p.wake_overhead_ns = hs_whatif_rec_overhead(r, w->delta);
-	change = hs_sim_halt_cut(&w->check, hs_whatif_rec_ttw(r, w->delta), r->valid, r->poll_cut,
-				 &hit);
+	d = hs_whatif_rec_ttw(r, w->delta);
+	change = hs_sim_halt_cut(&w->check, d, r->valid, hs_whatif_cut_at(r->poll_cut, d), &hit);
 	if (!compare)
 		return;
 	/* waited == 0 without a window is a wake that beat the block, not a poll hit */
@@ -216,19 +217,22 @@ static void hs_whatif_iv_feed(struct hs_whatif *w, const struct hs_whatif_rec *r
 	hs_whatif_iv_counts(w->iv, hits, poll, final);
 }
 
-static void hs_whatif_replay(struct hs_whatif *w, const struct hs_whatif_rec *r)
+static void hs_whatif_replay(struct hs_whatif *w, const struct hs_whatif_rec *rec)
 {
+	struct hs_whatif_rec cut = *rec, *r = &cut;
 	uint64_t d = hs_whatif_rec_ttw(r, w->delta), ovh = hs_whatif_rec_overhead(r, w->delta);
 	struct hs_sim_params own;
 
+	cut.poll_cut = hs_whatif_rec_cut(w, rec);
 	if (w->opts.keep_gaps)
 		hs_whatif_keep_gap(w, d);
 	if (w->open)
-		hs_whatif_open_halt(w->open, w->ncand, d, ovh, r->waited, r->valid, r->poll_cut);
+		hs_whatif_open_halt(w->open, w->ncand, d, ovh, r->waited, r->valid,
+				    hs_whatif_cut_at(r->poll_cut, d));
 	else if (w->ncand)
 		hs_whatif_batch_halt(&w->batch, w->ncand,
 				     hs_whatif_params_for(&w->cand[0].p, ovh, &own), d, r->valid,
-				     r->poll_cut);
+				     hs_whatif_cut_at(r->poll_cut, d));
 	hs_whatif_iv_feed(w, r, false);
 	hs_whatif_infer_max(w);
 	hs_whatif_check(w, r);

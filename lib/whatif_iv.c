@@ -196,11 +196,13 @@ void hs_whatif_iv_halt(struct hs_whatif_iv *iv, const struct hs_whatif_rec *r)
 		uint64_t ovh = hs_whatif_rec_overhead(r, v->delta);
 		struct hs_sim_params own;
 
+		uint64_t cut = hs_whatif_cut_at(r->poll_cut, d);
+
 		if (v->open)
-			hs_whatif_open_halt(v->open, iv->n, d, ovh, r->waited, r->valid, r->poll_cut);
+			hs_whatif_open_halt(v->open, iv->n, d, ovh, r->waited, r->valid, cut);
 		else
 			hs_whatif_batch_halt(&v->batch, iv->n, hs_whatif_params_for(&v->p, ovh, &own),
-					     d, r->valid, r->poll_cut);
+					     d, r->valid, cut);
 	}
 }
 

@@ -112,6 +112,30 @@ static inline uint64_t hs_whatif_rec_ttw(const struct hs_whatif_rec *r, uint64_t
 	return r->ns > delta ? r->ns - delta : 0;
 }
 
+/*
+ * Where a halt's replayed poll ends at the latest: as the sched events said,
+ * else before its wake for a wait shorter than the window it polled under
+ * (HS_POLL_CUT_BEFORE_WAKE): KVM stopped that poll for a task it saw
+ * runnable, which a longer window would not have outlasted.
+ */
+#define HS_POLL_CUT_BEFORE_WAKE (UINT64_MAX - 2)
+
+static inline uint64_t hs_whatif_rec_cut(const struct hs_whatif *w, const struct hs_whatif_rec *r)
+{
+	int64_t win;
+
+	if (r->poll_cut != HS_POLL_CUT_UNKNOWN || !r->waited)
+		return r->poll_cut;
+	win = hs_whatif_window(w, r);
+	return win > 0 && r->ns < (uint64_t)win ? HS_POLL_CUT_BEFORE_WAKE : HS_POLL_CUT_UNKNOWN;
+}
+
+/* The cut a replay with time to wake d polls to (hs_sim_halt_cut's poll_cut_ns). */
+static inline uint64_t hs_whatif_cut_at(uint64_t cut, uint64_t d)
+{
+	return cut == HS_POLL_CUT_BEFORE_WAKE ? d : cut;
+}
+
 static inline uint64_t hs_whatif_rec_overhead(const struct hs_whatif_rec *r, uint64_t delta)
 {
 	return r->woken != HS_WOKEN_UNKNOWN ? r->ns - r->woken : delta;

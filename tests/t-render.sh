@@ -83,7 +83,7 @@ if [ "$PY" = /usr/bin/python3 ]; then
 import sys
 from prometheus_client.openmetrics.parser import text_string_to_metric_families as p
 n = len(list(p(open(sys.argv[1]).read())))
-sys.exit(0 if n == 14 else "%d families" % n)' "$TMP/$s.om"
+sys.exit(0 if n == 16 else "%d families" % n)' "$TMP/$s.om"
 	done
 	if $PY -c 'import sys
 from prometheus_client.openmetrics.parser import text_string_to_metric_families as p

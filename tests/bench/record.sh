@@ -70,3 +70,48 @@ verdict "record, default settings: >= 100000 events/s with 0 lost ($((${def_even
 	"$def_rc == 0 && ${def_events:-0} / $SECS >= 100000 && ${def_lost:-0} == 0"
 verdict "recorder CPU within 1.5x of copying trace_pipe_raw ($hs_u+$hs_s s against $rc_u+$rc_s s)" \
 	"($hs_u + $hs_s) <= 1.5 * ($rc_u + $rc_s)"
+
+# --- bench-record-kvm: what the default sched events cost on a dense KVM host ---
+# Three one-vCPU VMs and their waker on 2 CPUs, unpinned (gaps 20/30/50 us),
+# recorded for HS_BENCH_SECS by default and with --no-sched in turn: events/s,
+# the recorder's own CPU, the file's size, losses; and the polling CPU the
+# report finds per polled halt against KVM's stats fd over the whole run.
+WL=$PWD/$BUILD/tests/tools/hs-workload
+if [ ! -c /dev/kvm ] || [ ! -x "$WL" ] || ! "$WL" --check >/dev/null 2>&1; then
+	echo "skip bench-record-kvm: no usable /dev/kvm"; exit 0
+fi
+echo "bench-record-kvm: 3 VMs on 2 CPUs, unpinned, gaps 20/30/50 us, ${SECS} s"
+for mode in default --no-sched; do
+	flag=; [ "$mode" = default ] || flag=$mode
+	"$WL" -n 3 -H $((SECS * 15000 + 30000)) -g 20us,30us,50us --no-pin -p 200000 \
+		-o "$TMP/kvm.w.json" >/dev/null 2>"$TMP/kvm.w.err" &
+	wl=$!
+	sleep 0.3
+	/usr/bin/time -f "%U %S" -o "$TMP/kvm.time" "$HALTSTAT" record $flag -d "$SECS" \
+		-o "$TMP/kvm.dat" 2>"$TMP/kvm.err"
+	rec_rc=$?
+	wait $wl; wl_rc=$?
+	if [ $rec_rc -ne 0 ] || [ $wl_rc -ne 0 ]; then
+		echo "  $mode: FAILED (record $rec_rc, workload $wl_rc)"; continue
+	fi
+	read -r u s < "$TMP/kvm.time"
+	ev=$(recorded_events "$TMP/kvm.err")
+	lost=$(awk '/lost events:/ { for (i = 3; i <= NF; i++) { split($i, a, "="); t += a[2] } print t + 0 }' "$TMP/kvm.err")
+	"$HALTSTAT" report -i "$TMP/kvm.dat" --json --no-advice >"$TMP/kvm.json" 2>/dev/null
+	ratio=$(python3 - "$TMP/kvm.json" "$TMP/kvm.w.json" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))["host"]
+w = json.load(open(sys.argv[2]))["vm"]
+k = sum(v["kvm_stats"]["halt_poll_success_ns"] + v["kvm_stats"]["halt_poll_fail_ns"] for v in w)
+att = sum(v["kvm_stats"]["halt_attempted_poll"] for v in w)
+ours = h["poll_ns"] / max(1, h["poll_hits"] + h["poll_misses"])
+print("%.2f us against KVM's %.2f: %.2fx%s" % (ours / 1e3, k / att / 1e3, ours / (k / att),
+      " (an upper bound)" if h.get("poll_cpu_upper_bound") else ""))
+PY
+)
+	printf '  %-10s %8d events/s  recorder cpu %5.2f s (%.3f s a second)  file %5.1f MiB/s  lost %s\n' \
+		"$mode" $((ev / SECS)) "$(awk "BEGIN { print $u + $s }")" \
+		"$(awk "BEGIN { print ($u + $s) / $SECS }")" \
+		"$(awk "BEGIN { print $(stat -c %s "$TMP/kvm.dat") / 1048576 / $SECS }")" "${lost:-?}"
+	printf '  %-10s poll CPU per polled halt %s\n' "" "$ratio"
+done

@@ -302,6 +302,7 @@ struct sy_opts {
 	uint32_t grow, grow_start, shrink;
 	uint64_t delta;			/* wake-up overhead of a blocked vCPU */
 	uint64_t delta_spread;		/* mean of an exponential added to it per wait */
+	double cut;			/* chance another task is runnable during a polled halt */
 	bool waking;			/* sched_waking of each wait's thread when its wake comes */
 	bool open_loop;			/* wakes a gap apart in absolute time, not a gap after each halt starts */
 	uint64_t run_ns;		/* guest runs this long between halts */
@@ -626,6 +627,7 @@ struct sy_vcpu {
 	uint32_t p;			/* current window P */
 	struct hs_gap_gen gen;
 	uint64_t delta_rng;		/* the overheads' own stream: gaps stay those of the seed */
+	uint64_t cut_rng;		/* --cut's own stream, likewise */
 	uint64_t left;
 	bool in_halt;
 	uint64_t waking_at;		/* a sched_waking due then (--waking), 0 none */
@@ -635,13 +637,15 @@ struct sy_vcpu {
 	uint64_t ns;
 	bool waited;
 	bool polled;
+	bool cut_short;			/* its poll was cut and the halt ended inside the window */
 	int change;			/* +1 grow, -1 shrink, 0 none */
 	uint32_t ch_new, ch_old;
 	/* what the trace holds */
-	uint64_t halts, hits, waits, misses, nopoll, grows, shrinks, dropped;
+	uint64_t halts, hits, waits, misses, nopoll, grows, shrinks, dropped, cuts_short;
 	/* what happened, lost or not */
 	uint64_t sim_halts, sim_hits, sim_grows, sim_shrinks, poll_cpu_ns;
 	uint64_t successful_polls;	/* hits with a window in force: KVM's halt_successful_poll */
+	uint64_t cuts;			/* polls cut before their window and their wake */
 };
 
 static void sy_grow(struct sy_vcpu *v, const struct sy_opts *o)
@@ -680,21 +684,37 @@ static uint64_t sy_wait_delta(struct sy_vcpu *v, const struct sy_opts *o)
 }
 
 /*
+ * --cut: another task runnable on the vCPU's CPU at a moment drawn uniformly
+ * in the window ends the poll there (single_task_running()); UINT64_MAX none.
+ */
+static uint64_t sy_poll_cut(struct sy_vcpu *v, const struct sy_opts *o, uint32_t p)
+{
+	if (!p || o->cut <= 0 || sy_unit(&v->cut_rng) >= o->cut)
+		return UINT64_MAX;
+	return (uint64_t)(sy_unit(&v->cut_rng) * p);
+}
+
+/*
  * kvm_vcpu_halt() of Linux >= 6.1, for a vCPU whose wake comes d ns after
  * the halt starts; pending: it came before (open loop), and the halt ends
  * after d ns without a sleep, polled or not.
  */
 static void sy_halt_decide(struct sy_vcpu *v, const struct sy_opts *o, uint64_t d, bool pending)
 {
+	uint64_t cut, polled;
 	uint32_t p;
 
 	if (v->p > v->m)
 		v->p = (uint32_t)v->m;		/* silent clamp at entry */
 	p = v->p;
+	cut = sy_poll_cut(v, o, p);
+	polled = cut < p ? cut : p;
 	v->polled = p != 0;
-	v->waited = !(pending || d == 0 || (p && d <= p));
+	v->waited = !(pending || d == 0 || (p && d <= polled));
 	v->ns = v->waited ? d + sy_wait_delta(v, o) : d;
-	v->poll_cpu_ns += v->waited ? p : d;
+	v->poll_cpu_ns += v->waited ? polled : d;
+	v->cuts += v->waited && cut < p;
+	v->cut_short = v->waited && cut < p && v->ns < p;
 	v->change = 0;
 	if (!v->m)
 		v->p = 0;
@@ -850,6 +870,7 @@ static void sy_halt_end(struct sy_run *r, unsigned int i)
 		v->waits += v->waited;
 		v->misses += v->waited && v->polled;
 		v->nopoll += v->waited && !v->polled;
+		v->cuts_short += v->cut_short;
 	} else {
 		v->dropped++;
 	}
@@ -949,6 +970,7 @@ static void sy_vcpus_init(struct sy_run *r, struct sy_opts *o)
 		v->left = o->halts;
 		hs_gap_gen_init(&v->gen, &o->gaps, i);
 		v->delta_rng = o->seed * 0x2545f4914f6cdd1dull + (uint64_t)v->tid;
+		v->cut_rng = o->seed * 0x9e3779b97f4a7c15ull + (uint64_t)v->tid;
 	}
 }
 
@@ -993,10 +1015,12 @@ static void sy_json_thread(FILE *f, const struct sy_run *r, const struct sy_vcpu
 		",\"grows\":%" PRIu64 ",\"shrinks\":%" PRIu64 ",\"dropped\":%" PRIu64
 		",\"sim_halts\":%" PRIu64 ",\"sim_poll_hits\":%" PRIu64 ",\"sim_grows\":%" PRIu64
 		",\"sim_shrinks\":%" PRIu64 ",\"successful_polls\":%" PRIu64
-		",\"poll_cpu_ns\":%" PRIu64 ",\"final_window\":%u}",
+		",\"poll_cpu_ns\":%" PRIu64 ",\"polls_cut\":%" PRIu64 ",\"polls_cut_all\":%" PRIu64
+		",\"final_window\":%u}",
 		v->tid, v->tgid, v->comm, name, v->id, v->m, v->halts, v->hits, v->waits,
 		v->misses, v->nopoll, v->grows, v->shrinks, v->dropped, v->sim_halts,
-		v->sim_hits, v->sim_grows, v->sim_shrinks, v->successful_polls, v->poll_cpu_ns, v->p);
+		v->sim_hits, v->sim_grows, v->sim_shrinks, v->successful_polls, v->poll_cpu_ns,
+		v->cuts_short, v->cuts, v->p);
 }
 
 static int sy_json(const struct sy_run *r)
@@ -1224,6 +1248,8 @@ static void sy_usage(FILE *f)
 		"      --waking           sched:sched_waking of each waiting vCPU thread at its wake\n"
 		"      --open-loop        wakes a gap apart in absolute time (timers), not a gap\n"
 		"                         after each halt starts (ping-pong)\n"
+		"      --cut P            chance another task is runnable during a polled halt:\n"
+		"                         its poll ends at a uniform moment of the window\n"
 		"      --run NS           guest run time between halts (default 2us)\n"
 		"  -c, --cpus N           host CPUs (default 2)\n"
 		"      --migrate P        chance a woken vCPU lands on another CPU (default 0.01)\n"
@@ -1337,7 +1363,7 @@ static void sy_defaults(struct sy_opts *o)
 enum {
 	OPT_VMM = 256, OPT_GROW, OPT_GROW_START, OPT_SHRINK, OPT_RUN, OPT_MIGRATE, OPT_NOISE,
 	OPT_GIDLE, OPT_LOST, OPT_FORMATS, OPT_START, OPT_RELEASE, OPT_NAMES, OPT_TID_BASE,
-	OPT_SPREAD, OPT_WAKING, OPT_OPEN,
+	OPT_SPREAD, OPT_WAKING, OPT_OPEN, OPT_CUT,
 };
 
 static const struct option sy_lopts[] = {
@@ -1355,6 +1381,7 @@ static const struct option sy_lopts[] = {
 	{ "delta-spread", required_argument, NULL, OPT_SPREAD },
 	{ "waking", no_argument, NULL, OPT_WAKING },
 	{ "open-loop", no_argument, NULL, OPT_OPEN },
+	{ "cut", required_argument, NULL, OPT_CUT },
 	{ "run", required_argument, NULL, OPT_RUN },
 	{ "cpus", required_argument, NULL, 'c' },
 	{ "migrate", required_argument, NULL, OPT_MIGRATE },
@@ -1387,6 +1414,7 @@ static void sy_opt(struct sy_opts *o, int c, const char *a)
 	case OPT_SPREAD: o->delta_spread = sy_ns(a, "delta spread"); break;
 	case OPT_WAKING: o->waking = true; break;
 	case OPT_OPEN: o->open_loop = true; break;
+	case OPT_CUT: o->cut = sy_double(a, "cut chance"); break;
 	case OPT_RUN: o->run_ns = sy_ns(a, "run time"); break;
 	case 'c': o->ncpus = (unsigned int)sy_u64(a, "CPU count"); break;
 	case OPT_MIGRATE: o->migrate = sy_double(a, "migration chance"); break;

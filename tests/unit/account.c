@@ -101,7 +101,7 @@ static void test_classification(void)
 	const struct hs_vcpu_acct *v;
 
 	wake(a, 1000, 100, 5000, true, 1);	/* window unknown: nopoll once the grow says old 0 */
-	wake(a, 2000, 100, 300, false, 1);	/* hit, poll_ns 300, window stays unknown */
+	wake(a, 2000, 100, 300, false, 1);	/* beat the block: not polled once the grow says old 0 */
 	pollns(a, 3000, 100, 3, 10000, 0);	/* grow; this halt still ran under 0, and so did those before */
 	wake(a, 3000, 100, 7000, true, 1);	/* nopoll wait */
 	wake(a, 4000, 100, 600000, true, 1);	/* miss under 10000, poll_ns += 10000 */
@@ -109,10 +109,10 @@ static void test_classification(void)
 	wake(a, 5000, 100, 300000, true, 1);	/* miss under old 10000 */
 	wake(a, 6000, 100, 1000, true, 0);	/* nopoll wait, invalid */
 	pollns(a, 7000, 100, 3, 10000, 0);	/* grow: flap 2 */
-	wake(a, 7000, 100, 8000, false, 1);	/* hit */
+	wake(a, 7000, 100, 8000, false, 1);	/* beat the block under 0: not polled */
 	pollns(a, 8000, 100, 3, 20000, 10000);	/* grow after grow: no flap */
 	wake(a, 8000, 100, 15000, false, 1);	/* hit */
-	wake(a, 10000, 100, 2000, true, 1);	/* miss under 20000 */
+	wake(a, 10000, 100, 2000, true, 1);	/* miss under 20000, cut short: poll_ns += 2000 */
 	hs_account_finish(a);
 	v = find_vcpu(a, 100);
 	if (!v) {
@@ -129,7 +129,10 @@ static void test_classification(void)
 	CHECK_EQ_U64(v->unknown_waits, 0, "acct_class_unknown");
 	CHECK_EQ_U64(v->inferred_waits[HS_WSRC_NEXT_EVENT], 1, "acct_class_backfilled");
 	CHECK_EQ_U64(v->invalid, 1, "acct_class_invalid");
-	CHECK_EQ_U64(v->poll_ns, 300 + 10000 + 10000 + 8000 + 15000 + 20000, "acct_class_poll_ns");
+	CHECK_EQ_U64(v->poll_ns, 10000 + 10000 + 15000 + 2000, "acct_class_poll_ns");
+	/* no sched events: the three misses are charged an upper bound */
+	CHECK_EQ_U64(v->poll_bounded_ns, 10000 + 10000 + 2000, "acct_class_poll_bounded");
+	CHECK_EQ_U64(v->polls_cut, 1, "acct_class_polls_cut");
 	CHECK_EQ_U64(v->grows, 3, "acct_class_grows");
 	CHECK_EQ_U64(v->shrinks, 1, "acct_class_shrinks");
 	CHECK_EQ_U64(v->flaps, 2, "acct_class_flaps");
@@ -560,6 +563,11 @@ static void test_midlife(void)
 	wake(a, 300, 14, 310000, true, 1);
 	pollns(a, 400, 14, 0, 150000, 300000);
 	wake(a, 400, 14, 900000, true, 1);
+	/* 15: waits of 30 and 70 us before a shrink whose old says 50000: one was cut */
+	wake(a, 100, 15, 30000, true, 1);
+	wake(a, 200, 15, 70000, true, 1);
+	pollns(a, 300, 15, 0, 25000, 50000);
+	wake(a, 300, 15, 900000, true, 1);
 	hs_account_finish(a);
 
 	v = find_vcpu(a, 10);
@@ -570,7 +578,7 @@ static void test_midlife(void)
 	CHECK(v && v->nopoll_waits == 2 && v->inferred_waits[HS_WSRC_NO_POLLING] == 2,
 	      "acct_midlife_no_polling");
 	v = find_vcpu(a, 12);
-	CHECK(v && v->poll_misses == 1 && v->poll_ns == 40000 + 150000 + 150000 &&
+	CHECK(v && v->poll_misses == 1 && v->poll_ns == 40000 + 150000 + 90000 && v->polls_cut == 1 &&
 	      v->inferred_waits[HS_WSRC_WITHIN_WINDOW] == 1 && v->window == HS_WINDOW_UNKNOWN,
 	      "acct_midlife_within_window");
 	v = find_vcpu(a, 13);
@@ -582,6 +590,9 @@ static void test_midlife(void)
 	      !v->inferred_waits[HS_WSRC_NEXT_EVENT], "acct_midlife_cut_to_max");
 	/* the window held 300000 from 100 to 400, 150000 after */
 	CHECK(v && fabs(v->window_area - 300000.0 * 300) < 1, "acct_midlife_cut_timeline");
+	v = find_vcpu(a, 15);
+	CHECK(v && v->poll_misses == 3 && v->poll_ns == 30000 + 50000 + 50000 && v->polls_cut == 1 &&
+	      v->poll_bounded_ns == v->poll_ns, "acct_midlife_told_window_charges_ends");
 	hs_account_free(a);
 }
 
@@ -625,8 +636,92 @@ static void test_timed_waits(void)
 	hs_account_free(a);
 }
 
+static void sw(struct hs_account *a, uint64_t ts, int cpu, int prev, bool prev_runnable, int next)
+{
+	struct hs_event ev = { .ts = ts, .cpu = cpu, .tid = prev, .kind = HS_EV_SCHED_SWITCH };
+
+	ev.sched_switch.prev_pid = prev;
+	ev.sched_switch.next_pid = next;
+	ev.sched_switch.prev_runnable = prev_runnable;
+	feed(a, &ev);
+}
+
+static void wakeup_on(struct hs_account *a, uint64_t ts, int pid, int cpu)
+{
+	struct hs_event ev = { .ts = ts, .cpu = cpu, .tid = 99, .kind = HS_EV_SCHED_WAKEUP };
+
+	ev.sched_wakeup.pid = pid;
+	ev.sched_wakeup.target_cpu = cpu;
+	feed(a, &ev);
+}
+
+/* A wait woken on cpu at ts, its kvm event right after; ns from its start. */
+static void wake_on(struct hs_account *a, uint64_t ts, int cpu, int tid, uint64_t ns)
+{
+	struct hs_event ev = { .ts = ts, .cpu = cpu, .tid = tid, .kind = HS_EV_VCPU_WAKEUP };
+
+	ev.wakeup.ns = ns;
+	ev.wakeup.waited = true;
+	ev.wakeup.valid = 1;
+	feed(a, &ev);
+}
+
+/*
+ * With sched events a miss polled until the first of its window, another
+ * task runnable on its CPU, and its thread asleep there less the time a
+ * thread takes from a poll's end to sleeping (measured on the misses that
+ * polled their whole window). A woken thread may run elsewhere: the CPU it
+ * slept on is the one it polled on.
+ */
+static void test_sched_poll_end(void)
+{
+	struct hs_account *a = acct_new(0, 0, 0, 0);
+	const struct hs_vcpu_acct *v;
+	uint64_t t = 1000000, want = 0;
+
+	sw(a, 500, 0, 0, false, 40);		/* tid 40 runs on CPU 0 */
+	pollns(a, 900, 40, 0, 50000, 25000);
+	wake_on(a, 1000, 0, 40, 1000);		/* a miss under 25000: cut by its end */
+	want += 1000;
+	sw(a, 1100, 0, 40, true, 40);
+	/* 8 misses that polled their 50 us window, asleep 2 us after it */
+	for (int i = 0; i < 8; i++, t += 1000000) {
+		sw(a, t + 52000, 0, 40, false, 0);
+		wakeup_on(a, t + 200000, 40, 0);
+		sw(a, t + 200500, 0, 0, false, 40);
+		wake_on(a, t + 201000, 0, 40, 201000);
+		want += 50000;
+	}
+	/* another task runnable 7 us into the halt: the poll ended there */
+	sw(a, t + 3000, 0, 40, false, 0);	/* idle's stale schedule-out aside */
+	sw(a, t + 3500, 0, 0, false, 40);
+	wakeup_on(a, t + 7000, 77, 0);
+	sw(a, t + 7600, 0, 40, false, 77);
+	sw(a, t + 60000, 0, 77, false, 0);
+	wakeup_on(a, t + 100000, 40, 0);
+	sw(a, t + 100500, 0, 0, false, 40);
+	wake_on(a, t + 101000, 0, 40, 101000 - 3500);
+	want += 7000 - 3500;
+	t += 1000000;
+	/* asleep 10 us in with nothing else runnable, on CPU 0; woken on CPU 1 */
+	sw(a, t + 10000, 0, 40, false, 0);
+	wakeup_on(a, t + 150000, 40, 1);
+	sw(a, t + 150500, 1, 0, false, 40);
+	wake_on(a, t + 151000, 1, 40, 151000);
+	want += 10000 - 2000;
+	hs_account_finish(a);
+	v = find_vcpu(a, 40);
+	CHECK(v && v->poll_misses == 11, "acct_sched_end_misses");
+	CHECK(v && v->sleep_lag_ns == 2000, "acct_sched_end_sleep_lag");
+	CHECK(v && v->polls_cut == 3, "acct_sched_end_polls_cut");
+	CHECK_EQ_U64(v ? v->poll_ns : 0, want, "acct_sched_end_poll_ns");
+	CHECK_EQ_U64(v ? v->poll_bounded_ns : 1, 1000, "acct_sched_end_bounded_only_before_sched");
+	hs_account_free(a);
+}
+
 int main(void)
 {
+	test_sched_poll_end();
 	test_midlife();
 	test_timed_waits();
 	test_classification();
