@@ -28,7 +28,7 @@ else
 BUILD     ?= build/rel
 endif
 
-LIB_SRCS  := $(sort $(wildcard lib/*.c formats/*.c))
+LIB_SRCS  := $(sort $(wildcard lib/*.c lib/sys/*.c formats/trace/*.c formats/render/*.c))
 CMD_SRCS  := $(sort $(wildcard cmd/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CMD_OBJS  := $(CMD_SRCS:%.c=$(BUILD)/%.o)
@@ -157,8 +157,9 @@ install: haltstat man
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d \
 		$(DESTDIR)$(DATADIR)/haltstat
 	install -m 755 $(BUILD)/haltstat $(DESTDIR)$(BINDIR)/haltstat
-	install -m 644 formats/report.schema.json formats/diff.schema.json \
-		formats/top.schema.json formats/replay.schema.json $(DESTDIR)$(DATADIR)/haltstat/
+	install -m 644 formats/render/report.schema.json formats/render/diff.schema.json \
+		formats/render/top.schema.json formats/render/replay.schema.json \
+		$(DESTDIR)$(DATADIR)/haltstat/
 	install -m 644 contrib/grafana/haltstat.json $(DESTDIR)$(DATADIR)/haltstat/grafana-dashboard.json
 	for f in doc/*.1 $(MAN_GEN); do [ -e "$$f" ] && install -m 644 $$f $(DESTDIR)$(MANDIR)/man1/; done; true
 	[ ! -e completions/haltstat.bash ] || install -m 644 completions/haltstat.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/haltstat

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../formats/input.h"
-#include "../formats/output.h"
+#include "../formats/trace/input.h"
+#include "../formats/render/output.h"
 #include "../lib/account.h"
 #include "../lib/error.h"
 #include "../lib/report.h"

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../formats/diff_output.h"
-#include "../formats/input.h"
+#include "../formats/render/diff_output.h"
+#include "../formats/trace/input.h"
 #include "../lib/account.h"
 #include "../lib/diff.h"
 #include "../lib/error.h"

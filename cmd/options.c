@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../lib/era.h"
-#include "../lib/parse.h"
+#include "../lib/units.h"
 #include "builtin.h"
 #include "options.h"
 

@@ -16,13 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../formats/recmeta.h"
-#include "../formats/tracedat_record.h"
-#include "../lib/capture.h"
+#include "../formats/trace/recmeta.h"
+#include "../formats/trace/tracedat_record.h"
+#include "../lib/sys/capture.h"
 #include "../lib/evdecode.h"
-#include "../lib/parse.h"
-#include "../lib/sysinfo.h"
-#include "../lib/vcpu_cpus.h"
+#include "../lib/units.h"
+#include "../lib/sys/sysinfo.h"
+#include "../lib/sys/vcpu_cpus.h"
 #include "builtin.h"
 #include "options.h"
 

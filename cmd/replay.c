@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../formats/input.h"
-#include "../formats/replay_out.h"
+#include "../formats/trace/input.h"
+#include "../formats/render/replay_out.h"
 #include "../lib/account.h"
 #include "../lib/error.h"
-#include "../lib/kvmload.h"
-#include "../lib/parse.h"
-#include "../lib/replay.h"
+#include "../lib/sys/workload.h"
+#include "../lib/units.h"
+#include "../lib/sys/replay.h"
 #include "../lib/whatif.h"
 #include "builtin.h"
 #include "options.h"

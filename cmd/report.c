@@ -11,11 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../formats/input.h"
-#include "../formats/output.h"
+#include "../formats/trace/input.h"
+#include "../formats/render/output.h"
 #include "../lib/account.h"
 #include "../lib/error.h"
-#include "../lib/parse.h"
+#include "../lib/units.h"
 #include "../lib/report.h"
 #include "../lib/whatif.h"
 #include "builtin.h"

@@ -16,11 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../formats/output.h"
-#include "../formats/top_output.h"
-#include "../lib/capture.h"
-#include "../lib/live.h"
-#include "../lib/parse.h"
+#include "../formats/render/output.h"
+#include "../formats/render/top_output.h"
+#include "../lib/sys/capture.h"
+#include "../lib/sys/live.h"
+#include "../lib/units.h"
 #include "builtin.h"
 #include "options.h"
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "gaps.h"
-#include "parse.h"
+#include "units.h"
 
 static int gap_list_parse(const char *s, struct hs_gap_pattern *p, struct hs_error *err)
 {

@@ -3,11 +3,11 @@
 # halt_poll_ns 0 and 200000, the second with other thread ids: vCPUs must be
 # matched by VM name and vCPU index, every A and B figure must equal the
 # generator's own counts (tests/tools/hs-synth -j), the hit rate and polling
-# CPU must go up, the JSON must validate against formats/diff.schema.json;
+# CPU must go up, the JSON must validate against formats/render/diff.schema.json;
 # then the tid and order fallbacks, unmatched vCPUs, text output and errors.
 . "$HS_TOP/tests/lib.sh"
 S=$HS_BUILD/tests/tools/hs-synth
-SCHEMA=$HS_TOP/formats/diff.schema.json
+SCHEMA=$HS_TOP/formats/render/diff.schema.json
 [ -x "$S" ] || { fail diff-synth "missing $S"; exit 0; }
 [ -x "$HALTSTAT" ] || { fail diff-binary "missing $HALTSTAT"; exit 0; }
 PY=

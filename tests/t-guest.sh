@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 DATA=$HS_TOP/tests/data/guest
-SCHEMA=$HS_TOP/formats/report.schema.json
+SCHEMA=$HS_TOP/formats/render/report.schema.json
 have xz || { skip guest "xz missing"; exit 0; }
 have python3 || { skip guest "python3 missing"; exit 0; }
 PY=

@@ -53,12 +53,12 @@ if "$HALTSTAT" replay -i s.dat --predict-only --no-pin --max-vcpus 2 --json \
 else
 	fail replay-predict-only "$(head -c 300 p.err)"
 fi
-# schema_check NAME FILE: FILE validates against formats/replay.schema.json
+# schema_check NAME FILE: FILE validates against formats/render/replay.schema.json
 schema_check() {
 	if python3 -c 'import jsonschema' 2>/dev/null; then
 		check "$1" python3 -c 'import json, sys, jsonschema
 jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))' \
-			"$HS_TOP/formats/replay.schema.json" "$2"
+			"$HS_TOP/formats/render/replay.schema.json" "$2"
 	else
 		skip "$1" "python3-jsonschema not installed"
 	fi

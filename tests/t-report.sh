@@ -1,11 +1,11 @@
 #!/bin/bash
 # haltstat report end to end on hand-made ftrace text in the kernel's format:
-# the JSON must validate against formats/report.schema.json and its per-thread
+# the JSON must validate against formats/render/report.schema.json and its per-thread
 # counts, poll/wait split and log2 histograms must equal an independent awk
 # count of the same text; CSV, filters, the no-KVM case, NO_COLOR, errors.
 . "$(dirname "$0")/lib.sh"
 
-SCHEMA=$HS_TOP/formats/report.schema.json
+SCHEMA=$HS_TOP/formats/render/report.schema.json
 PY=
 for p in /usr/bin/python3 python3; do
 	if "$p" -c 'import jsonschema' 2>/dev/null; then PY=$p; break; fi

@@ -1,5 +1,5 @@
 #!/bin/bash
-# formats/text_read.c on real text made on this machine from power:cpu_idle
+# formats/trace/text_read.c on real text made on this machine from power:cpu_idle
 # (fires constantly in a guest): the kernel's trace file in its column
 # variants, trace_pipe, trace-cmd report of the same buffer, perf script.
 # Expected numbers come from grep/awk on the same files, never from haltstat.

@@ -8,7 +8,7 @@
 . "$HS_TOP/tests/lib.sh"
 T=/sys/kernel/tracing
 OMC=$HS_TOP/tests/tools/om_check.py
-SCHEMA=$HS_TOP/formats/top.schema.json
+SCHEMA=$HS_TOP/formats/render/top.schema.json
 [ -x "$HALTSTAT" ] || { fail top-binary "missing $HALTSTAT"; exit 0; }
 
 # Usage errors need no tracefs.

@@ -1,6 +1,6 @@
 #!/bin/bash
-# trace.dat readers (formats/tracedat_parse.c v6, formats/tracedat_v7.c v7,
-# formats/tracecmd_read.c libtracecmd for v7 compressed otherwise).
+# trace.dat readers (formats/trace/tracedat_parse.c v6, formats/trace/tracedat_v7.c v7,
+# formats/trace/tracecmd_read.c libtracecmd for v7 compressed otherwise).
 # Oracles: the synthetic writer's own tally (tests/tools/hs-mkdat.py), and
 # trace-cmd report on the same files; v6 and v7 of the same events must agree.
 . "$(dirname "$0")/lib.sh"

@@ -7,7 +7,7 @@
 # parameter, the self-check replays the maximum they show, and says so.
 . "$HS_TOP/tests/lib.sh"
 DATA=$HS_TOP/tests/data/real-kvm
-SCHEMA=$HS_TOP/formats/report.schema.json
+SCHEMA=$HS_TOP/formats/render/report.schema.json
 [ -x "$HALTSTAT" ] || { fail winstate-binary "missing $HALTSTAT"; exit 0; }
 have python3 || { skip winstate "python3 missing"; exit 0; }
 have xz || { skip winstate "xz missing"; exit 0; }

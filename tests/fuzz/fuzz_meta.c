@@ -5,8 +5,8 @@
  * The first byte picks the parser, the rest is its input.
  */
 #include "fuzz_common.h"
-#include "../../formats/recmeta.h"
-#include "../../formats/tracedat_internal.h"
+#include "../../formats/trace/recmeta.h"
+#include "../../formats/trace/tracedat_internal.h"
 
 static void fuzz_trailer(const uint8_t *data, size_t size, struct hs_sink *sink)
 {

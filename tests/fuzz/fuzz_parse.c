@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* libFuzzer harness: command-line value parsers of lib/parse.c. */
+/* libFuzzer harness: command-line value parsers of lib/units.c. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/parse.h"
+#include "../../lib/units.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,7 +8,7 @@
  * unknown compression is an error here, not the forked libtracecmd reader.
  */
 #include "fuzz_common.h"
-#include "../../formats/tracedat_file.h"
+#include "../../formats/trace/tracedat_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

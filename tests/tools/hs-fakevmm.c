@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../lib/parse.h"
+#include "../../lib/units.h"
 #include "../../lib/vmm.h"
 
 #define FAKE_MAX_THREADS 64

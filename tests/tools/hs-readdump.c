@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../formats/input.h"
-#include "../../formats/tracedat_file.h"
+#include "../../formats/trace/input.h"
+#include "../../formats/trace/tracedat_file.h"
 
 #define MAXCPU 1024
 

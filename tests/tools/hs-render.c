@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../formats/output.h"
+#include "../../formats/render/output.h"
 
 #define MAX_VCPUS 12
 

@@ -25,9 +25,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "../../formats/tracedat_write.h"
-#include "../../lib/kvmload.h"
-#include "../../lib/parse.h"
+#include "../../formats/trace/tracedat_write.h"
+#include "../../lib/sys/workload.h"
+#include "../../lib/units.h"
 
 #define SY_MAX_VMS	64
 #define SY_MAX_VCPUS	4096

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Test driver for formats/text_read.c with the real accounting.
+ * Test driver for formats/trace/text_read.c with the real accounting.
  *   hs-textdump FILE            counts per event kind and CPU, losses, skipped lines, meta
  *   hs-textdump --bench N FILE  reads N times from memory; prints lines/s from the CPU
  *                               time of the reading thread (steady on a busy machine)
@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../formats/input.h"
+#include "../../formats/trace/input.h"
 
 static const char *const kinds[] = { "", "kvm_vcpu_wakeup", "kvm_halt_poll_ns", "cpu_idle",
 				     "guest_halt_poll_ns" };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hs-workload: drive K tiny KVM guests that halt on cue (lib/kvmload.c) and
+ * hs-workload: drive K tiny KVM guests that halt on cue (lib/sys/workload.c) and
  * print, as one JSON line, what they did: per VM the pid, the vCPU thread,
  * the halts the guest counted, the vCPU thread's CPU time and KVM's own
  * halt-polling statistics of the vCPU (poll hits, polling time).
@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../lib/handover.h"
-#include "../../lib/kvmload.h"
-#include "../../lib/parse.h"
+#include "../../lib/sys/handover.h"
+#include "../../lib/sys/workload.h"
+#include "../../lib/units.h"
 #include "../../lib/vmm.h"
 
 #define MAX_VMS 256
@@ -26,7 +26,7 @@ struct wl_opts {
 	const char *vcpu_cpus;
 	const char *out;
 	bool no_pin;
-	bool handovers;			/* count them (lib/handover.h) into the JSON */
+	bool handovers;			/* count them (lib/sys/handover.h) into the JSON */
 	int64_t poll_ns[MAX_VMS];
 	int cpus[MAX_VMS];
 };

@@ -2,7 +2,7 @@
 /*
  * KVM binary statistics parsing, on a file laid out as the KVM API
  * documents the stats fd (header, descriptors, data), and the recorded gap
- * sequences of lib/kvmload's generator.
+ * sequences of lib/sys/workload.c's generator.
  */
 #include <linux/kvm.h>
 #include <stdint.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../lib/kvmload.h"
-#include "../../lib/kvmstats.h"
+#include "../../lib/sys/workload.h"
+#include "../../lib/sys/kvmstats.h"
 #include "check.h"
 
 #define NAME_SIZE 48

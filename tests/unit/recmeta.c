@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * formats/recmeta.c: the record-time facts written as notes and read back
+ * formats/trace/recmeta.c: the record-time facts written as notes and read back
  * give the same metadata; the old trailer's process lines still read; notes
  * that are not haltstat's are left alone.
  */
 #include <string.h>
 
-#include "../../formats/recmeta.h"
+#include "../../formats/trace/recmeta.h"
 #include "../../lib/account.h"
 #include "check.h"
 

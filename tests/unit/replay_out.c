@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../formats/replay_out.h"
+#include "../../formats/render/replay_out.h"
 #include "check.h"
 
 static struct hs_replay_vcpu vcpus[2] = {

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * lib/tasks.c: the identity table as a recording's task events and the
+ * lib/sys/tasks.c: the identity table as a recording's task events and the
  * kernel's saved cmdlines build it, and its walk of this process in /proc.
  */
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../../lib/tasks.h"
+#include "../../lib/sys/tasks.h"
 #include "check.h"
 
 #define CLONE_THREAD_FLAG 0x00010000ull

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * formats/text_read.c against a fake sink that records every call.
+ * formats/trace/text_read.c against a fake sink that records every call.
  *
  * Fixtures are generated: a list of "truth" events is printed with the
  * printf formats the kernel (kernel/trace/trace_output.c), trace-cmd
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../formats/input.h"
+#include "../../formats/trace/input.h"
 #include "check.h"
 
 /* ---- the fake sink: what the reader hands over, recorded ---- */

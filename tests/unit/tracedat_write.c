@@ -13,7 +13,7 @@
 
 #include <trace-cmd/trace-cmd.h>
 
-#include "../../formats/tracedat_write.h"
+#include "../../formats/trace/tracedat_write.h"
 #include "check.h"
 
 #define PAGE 4096

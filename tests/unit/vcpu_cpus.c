@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* CPU lists and the tracefs filters of record --sched (lib/vcpu_cpus.c). */
+/* CPU lists and the tracefs filters of record --sched (lib/sys/vcpu_cpus.c). */
 #include <stdbool.h>
 #include <string.h>
 
-#include "../../lib/vcpu_cpus.h"
+#include "../../lib/sys/vcpu_cpus.h"
 #include "check.h"
 
 int main(void)

@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "../../formats/output.h"
+#include "../../formats/render/output.h"
 #include "../../lib/meta.h"
 #include "check.h"
 

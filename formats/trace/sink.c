@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The sink that puts what a reader decodes into an accounting. */
+#include "../../lib/account.h"
+#include "sink.h"
+
+static int sink_acct_event(void *priv, const struct hs_event *ev)
+{
+	return hs_account_event(priv, ev);
+}
+
+static bool sink_acct_keeps(void *priv, const struct hs_event *ev)
+{
+	return hs_account_keeps(priv, ev);
+}
+
+static void sink_acct_count(void *priv, const struct hs_event_tally *t)
+{
+	hs_account_tally(priv, t);
+}
+
+static void sink_acct_lost(void *priv, int cpu, uint64_t count, bool known)
+{
+	hs_account_lost(priv, cpu, count, known);
+}
+
+static void sink_acct_thread(void *priv, int tid, int tgid, const char *comm)
+{
+	hs_account_thread(priv, tid, tgid, comm);
+}
+
+static void sink_acct_process(void *priv, int tgid, const char *comm, const char *vm)
+{
+	hs_account_process(priv, tgid, comm, vm);
+}
+
+void hs_sink_account(struct hs_sink *sink, struct hs_account *acct)
+{
+	sink->event = sink_acct_event;
+	sink->lost = sink_acct_lost;
+	sink->thread = sink_acct_thread;
+	sink->process = sink_acct_process;
+	sink->keeps = sink_acct_keeps;
+	sink->count = sink_acct_count;
+	sink->priv = acct;
+	sink->meta = hs_account_meta(acct);
+}

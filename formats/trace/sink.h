@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef HS_SINK_H
+#define HS_SINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../../lib/event.h"
+#include "../../lib/meta.h"
+
+struct hs_account;
+
+/*
+ * Where every reader (trace.dat v6 and v7, libtracecmd, text) puts what
+ * it decodes: the events, the losses where they happened, the names, and
+ * the metadata. Usually an hs_account (hs_sink_account); a counter in the
+ * benchmarks' decoder timing, a recorder in the unit tests.
+ */
+struct hs_sink {
+	int (*event)(void *priv, const struct hs_event *ev);
+	void (*lost)(void *priv, int cpu, uint64_t count, bool known);
+	void (*thread)(void *priv, int tid, int tgid, const char *comm);
+	void (*process)(void *priv, int tgid, const char *comm, const char *vm);
+	void *priv;
+	struct hs_meta *meta;
+	/*
+	 * Optional (NULL: every event goes to event()). keeps() false: the
+	 * sink would only count ev, so the decoder drops it before the merge
+	 * and hands the count of such events to count() at the end.
+	 */
+	bool (*keeps)(void *priv, const struct hs_event *ev);
+	void (*count)(void *priv, const struct hs_event_tally *t);
+};
+
+/* A sink into acct; process() with comm or vm NULL keeps what acct knows of it. */
+void hs_sink_account(struct hs_sink *sink, struct hs_account *acct);
+
+#endif

@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The page decoder behind both trace.dat versions: per CPU a cursor over
+ * its ring-buffer pages, a time-ordered merge across CPUs into the sink,
+ * the losses, and the metadata the file carries.
+ *
+ * Losses: every page's missed-events flag is reported where it happened
+ * (a stored count, or "unknown"). The per-CPU kernel stats (haltstat
+ * trailer lost.cpuN, else CPUSTAT overrun + dropped) may count more than
+ * the pages carry (overwritten pages leave no mark); per CPU the total
+ * reported is max(sum of page counts, stats count): the difference is
+ * reported before the first event, where overwrite losses happen. A copy
+ * with neither (a conversion) takes the counts of haltstat's notes.
+ *
+ * Given the file descriptor, the ring-buffer pages are read with pread()
+ * into one bounded window per CPU instead of through the mapping: the
+ * memory used stays the same whatever the file size, and the pages are
+ * copied from the page cache without a page fault per 64 KiB (expensive
+ * in virtual machines). Compressed per-CPU data (v7) is inflated one chunk
+ * at a time into the CPU's window (td_at), never whole.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+
+#include "../../lib/ringbuf.h"
+#include "recmeta.h"
+#include "tracedat_file.h"
+
+
+/* ---- ring-buffer pages ---- */
+
+struct td_cur {
+	const unsigned char *data;	/* this CPU's pages, when in memory */
+	uint64_t foff;			/* their offset in the file */
+	const struct td_chunks *ch;	/* or their compressed chunks */
+	uint64_t zpos;			/* file offset of the next chunk header */
+	uint32_t zleft;			/* chunks not inflated yet */
+	unsigned char *win;		/* pread window (fd >= 0), win_len bytes */
+	uint64_t win_off;		/* CPU-relative offset of win[0] */
+	size_t win_len, win_cap;
+	uint64_t size, page;		/* bytes, offset of the next page */
+	struct hs_rb_walk w;		/* the records of the current page */
+	uint64_t last_ts;
+	uint64_t lost;			/* known losses not reported yet */
+	uint64_t lost_unknown;		/* pages that lost an unknown count */
+	int cpu;
+	struct hs_event ev;
+};
+
+struct td_dec {
+	const struct td_file *f;
+	struct hs_meta *meta;
+	unsigned int hdr;		/* page header size */
+	int fd;				/* pread the pages, or -1: they are in f->buf */
+	size_t win_cap;			/* bytes per pread window */
+	int io_err;			/* errno of a failed pread */
+	bool z_err;			/* a chunk did not inflate */
+	const struct hs_sink *drop;	/* sink that tells events to drop, or NULL */
+	struct hs_event_tally tally;	/* the events dropped */
+	bool stats_used;		/* losses came from the trailer or CPUSTAT */
+	struct hs_td_stats notes_lost;	/* losses the notes in the trace give */
+};
+
+static uint64_t td_long(const struct td_dec *d, const unsigned char *p)
+{
+	return hs_td_get(d->f, p, d->f->long_size);
+}
+
+/*
+ * The same from compressed chunks: inflates the following chunks into the
+ * window, keeping the part from off on of what it held. A read from before
+ * the window starts the CPU's chunks again.
+ */
+static const unsigned char *td_chunk_at(struct td_dec *d, struct td_cur *c, uint64_t off,
+					size_t n)
+{
+	uint64_t end = c->win_off + c->win_len;
+	int r;
+
+	if (off < c->win_off || !c->win) {
+		c->zpos = c->ch->start;
+		c->zleft = c->ch->count;
+		c->win_off = c->win_len = 0;
+		end = 0;
+	}
+	while (off + n > end) {
+		if (off >= end) {
+			c->win_off = end;
+			c->win_len = 0;
+		} else if (off > c->win_off) {
+			memmove(c->win, c->win + (off - c->win_off), end - off);
+			c->win_len = end - off;
+			c->win_off = off;
+		}
+		r = hs_td_chunk_next(d->f, &c->zpos, &c->zleft, &c->win, &c->win_len, &c->win_cap);
+		if (r <= 0) {
+			d->z_err = true;
+			return NULL;
+		}
+		end = c->win_off + c->win_len;
+	}
+	return c->win + (off - c->win_off);
+}
+
+/*
+ * n bytes at CPU-relative offset off (n <= one page), or NULL on a read
+ * error. Pages are used one at a time, so refilling the window moves
+ * nothing that is still pointed to.
+ */
+static const unsigned char *td_at(struct td_dec *d, struct td_cur *c, uint64_t off, size_t n)
+{
+	size_t want;
+	ssize_t got;
+
+	if (c->ch)
+		return td_chunk_at(d, c, off, n);
+	if (d->fd < 0)
+		return c->data + off;
+	if (off >= c->win_off && off - c->win_off + n <= c->win_len)
+		return c->win + (off - c->win_off);
+	if (!c->win) {
+		c->win = malloc(d->win_cap);
+		if (!c->win) {
+			d->io_err = ENOMEM;
+			return NULL;
+		}
+	}
+	want = c->size - off < d->win_cap ? (size_t)(c->size - off) : d->win_cap;
+	c->win_off = off;
+	c->win_len = 0;
+	while (c->win_len < want) {
+		got = pread(d->fd, c->win + c->win_len, want - c->win_len,
+			    (off_t)(c->foff + off + c->win_len));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			d->io_err = got < 0 ? errno : EIO;
+			return NULL;
+		}
+		c->win_len += (size_t)got;
+	}
+	return c->win;
+}
+
+/* Loads the next page with a plausible commit; false at the end. */
+static bool td_page(struct td_dec *d, struct td_cur *c)
+{
+	uint64_t ps = d->f->page_size;
+
+	while (c->page < c->size) {
+		uint64_t avail = c->size - c->page < ps ? c->size - c->page : ps;
+		const unsigned char *pg = td_at(d, c, c->page, avail);
+		uint64_t flags, commit;
+
+		if (!pg)
+			return false;
+
+		c->page += avail;
+		if (avail < d->hdr) {
+			d->meta->skipped_pages++;
+			continue;
+		}
+		flags = td_long(d, pg + 8);
+		commit = flags & HS_RB_COMMIT_MASK;
+		if (commit > avail - d->hdr) {
+			d->meta->skipped_pages++;
+			continue;
+		}
+		if (flags & HS_RB_MISSED_EVENTS) {
+			if ((flags & HS_RB_MISSED_STORED) &&
+			    commit + d->f->long_size <= avail - d->hdr)
+				c->lost += td_long(d, pg + d->hdr + commit);
+			else
+				c->lost_unknown++;
+		}
+		hs_rb_walk_init(&c->w, pg + d->hdr, commit, hs_td_get(d->f, pg, 8), d->f->swap,
+				d->f->big);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * An event the sink only counts (another thread keeps its vCPU) is
+ * counted here instead of going through the merge. It is clamped as the
+ * merge would have, so the next kept event of this CPU is clamped the same.
+ */
+static bool td_dropped(struct td_dec *d, struct td_cur *c)
+{
+	struct hs_event_tally *t = &d->tally;
+	uint64_t ts = c->w.ts;
+
+	c->ev.cpu = c->cpu;
+	if (d->drop->keeps(d->drop->priv, &c->ev))
+		return false;
+	if (ts < c->last_ts) {
+		ts = c->last_ts;
+		d->meta->clamped_ts++;
+	}
+	c->last_ts = ts;
+	/* first_ts starts at UINT64_MAX, last_ts at 0 */
+	t->first_ts = ts < t->first_ts ? ts : t->first_ts;
+	t->last_ts = ts > t->last_ts ? ts : t->last_ts;
+	t->count[c->ev.kind]++;
+	return true;
+}
+
+/* Advances to the next relevant event of this CPU. 1: c->ev is set, 0: end. */
+static int td_next(struct td_dec *d, struct td_cur *c)
+{
+	const unsigned char *pl;
+	size_t plen;
+	int w;
+
+	for (;;) {
+		while ((w = hs_rb_next(&c->w, &pl, &plen)) == HS_RB_RECORD) {
+			int r = hs_ev_decode(&d->f->lay, pl, plen, &c->ev);
+
+			if (r == -2)
+				d->meta->skipped_events++;
+			if (r == 0 && d->drop && td_dropped(d, c))
+				r = -1;
+			/*
+			 * A page that lost events reports them at its first
+			 * record, relevant or not (as libtracecmd does): kind 0
+			 * marks a loss-only stop for the merge.
+			 */
+			if (r != 0 && (c->lost || c->lost_unknown))
+				c->ev.kind = 0;
+			if (r == 0 || c->lost || c->lost_unknown) {
+				c->ev.ts = c->w.ts;
+				c->ev.cpu = c->cpu;
+				return 1;
+			}
+		}
+		if (w == HS_RB_BAD)
+			d->meta->skipped_pages++;
+		if (!td_page(d, c))
+			return 0;
+	}
+}
+
+/* ---- merge across CPUs ---- */
+
+static bool td_before(const struct td_cur *a, const struct td_cur *b)
+{
+	return a->ev.ts < b->ev.ts || (a->ev.ts == b->ev.ts && a->cpu < b->cpu);
+}
+
+static void td_sift(struct td_cur **h, int n, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, m = i;
+
+		if (l < n && td_before(h[l], h[m]))
+			m = l;
+		if (l + 1 < n && td_before(h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		struct td_cur *t = h[i];
+
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static void td_flush_lost(struct hs_sink *s, struct td_cur *c)
+{
+	if (c->lost)
+		s->lost(s->priv, c->cpu, c->lost, true);
+	for (; c->lost_unknown; c->lost_unknown--)
+		s->lost(s->priv, c->cpu, 0, false);
+	c->lost = 0;
+}
+
+static int td_merge(struct td_dec *d, struct td_cur **h, int n, struct hs_sink *s)
+{
+	for (int i = n / 2 - 1; i >= 0; i--)
+		td_sift(h, n, i);
+	while (n > 0) {
+		struct td_cur *c = h[0];
+
+		if (c->lost || c->lost_unknown)
+			td_flush_lost(s, c);
+		if (!c->ev.kind)
+			goto next;
+		if (c->ev.kind == HS_EV_MARKER) {
+			hs_recmeta_note(c->ev.marker.text, c->ev.marker.len, s, &d->notes_lost);
+			goto next;
+		}
+		if (c->ev.ts < c->last_ts) {
+			c->ev.ts = c->last_ts;
+			d->meta->clamped_ts++;
+		}
+		c->last_ts = c->ev.ts;
+		if (s->event(s->priv, &c->ev))
+			return -1;
+next:
+		if (!td_next(d, c)) {
+			td_flush_lost(s, c);
+			h[0] = h[--n];
+			td_sift(h, n, 0);
+		} else if (n > 1) {
+			/* mostly the same CPU goes on: one compare with the next in line */
+			struct td_cur *m = n > 2 && td_before(h[2], h[1]) ? h[2] : h[1];
+
+			if (td_before(m, c))
+				td_sift(h, n, 0);
+		}
+	}
+	return 0;
+}
+
+/* ---- putting it together ---- */
+
+/* Sum of the known counts the pages of one CPU carry (headers only). */
+static uint64_t td_page_losses(struct td_dec *d, const struct td_cur *cur)
+{
+	uint64_t sum = 0, ps = d->f->page_size;
+	struct td_cur tmp = { .data = cur->data, .foff = cur->foff, .size = cur->size,
+			      .ch = cur->ch };
+	struct td_cur *c = &tmp;
+
+	for (uint64_t off = 0; off + d->hdr <= c->size; off += ps) {
+		uint64_t avail = c->size - off < ps ? c->size - off : ps;
+		const unsigned char *pg = td_at(d, c, off, avail);
+		uint64_t flags, commit;
+
+		if (!pg)
+			break;
+		flags = td_long(d, pg + 8);
+		commit = flags & HS_RB_COMMIT_MASK;
+
+		if ((flags & HS_RB_MISSED_EVENTS) && (flags & HS_RB_MISSED_STORED) &&
+		    commit + d->f->long_size <= avail - d->hdr)
+			sum += td_long(d, pg + d->hdr + commit);
+	}
+	free(tmp.win);
+	return sum;
+}
+
+/* Cursors of one buffer positioned on their first relevant event. */
+static int td_buf_open(struct td_dec *d, const struct td_buf *b, struct td_cur *cur,
+		       struct td_cur **heap, int *n)
+{
+	int found = 0;
+
+	for (int c = 0; c < d->f->ncpus; c++) {
+		struct td_cur *k = &cur[c];
+
+		memset(k, 0, sizeof(*k));
+		k->data = d->f->buf + b->off[c];
+		k->foff = b->off[c];
+		k->size = b->size[c];
+		k->ch = b->chunks ? &b->chunks[c] : NULL;
+		k->cpu = c;
+		if (td_next(d, k)) {
+			heap[(*n)++] = k;
+			found++;
+		}
+	}
+	return found;
+}
+
+/* The stats rule (see the top of the file) for one buffer's CPUs. */
+static void td_stats_losses(struct td_dec *d, struct td_cur *cur, const struct hs_td_stats *st,
+			    struct hs_sink *s)
+{
+	for (int c = 0; c < d->f->ncpus && c < st->ncpus; c++) {
+		uint64_t pages;
+
+		/* the page scan touches the whole CPU's data: only when it matters */
+		if (st->lost[c] <= 0)
+			continue;
+		pages = td_page_losses(d, &cur[c]);
+		if ((uint64_t)st->lost[c] > pages)
+			s->lost(s->priv, c, (uint64_t)st->lost[c] - pages, true);
+	}
+}
+
+/*
+ * A copy that lost the trailer and CPUSTAT (a conversion) still has the
+ * counts the notes give, known only at the end: they are counted, not
+ * placed, as the stats rule does.
+ */
+static void td_notes_losses(struct td_dec *d, struct td_cur *cur, struct hs_sink *s)
+{
+	for (int c = 0; c < d->f->ncpus && c < d->notes_lost.ncpus; c++) {
+		uint64_t pages;
+
+		if (d->notes_lost.lost[c] <= 0)
+			continue;
+		pages = td_page_losses(d, &cur[c]);
+		if ((uint64_t)d->notes_lost.lost[c] > pages)
+			s->meta->lost_events += (uint64_t)d->notes_lost.lost[c] - pages;
+	}
+}
+
+static void td_meta(struct td_file *f, struct hs_sink *s, struct hs_td_stats *tlost)
+{
+	struct hs_meta *m = s->meta;
+	uint64_t start, tlen;
+	int t;
+
+	m->ncpus = f->ncpus;
+	snprintf(m->clock, sizeof(m->clock), "%s", f->clock);
+	if (f->cmd)
+		hs_td_cmdlines_apply(f->cmd, f->cmd_len, s);
+	t = hs_td_trailer_find(f->buf, f->len, f->data_end, &start, &tlen);
+	if (t > 0)
+		hs_recmeta_apply((const char *)f->buf + start, tlen, s, tlost);
+	if (f->version == 7)
+		snprintf(m->format, sizeof(m->format), "%strace.dat v7 (%s)",
+			 t > 0 ? "haltstat, " : "", f->comp);
+	else
+		snprintf(m->format, sizeof(m->format), "%s", t > 0 ? "haltstat" : "trace.dat v6");
+	if (f->uname)
+		hs_td_uname_release(f->uname, f->uname_len, m);
+}
+
+static int td_use_buf(struct td_dec *d, int i, struct td_cur *bc, struct td_cur **heap,
+		      int *n, struct hs_sink *s, const struct hs_td_stats *tlost)
+{
+	const struct td_file *f = d->f;
+	struct hs_td_stats st = { 0 };
+	struct hs_meta *m = s->meta;
+
+	if (!td_buf_open(d, &f->bufs[i], bc, heap, n))
+		return 0;
+	if (i > 0) {
+		size_t l = strlen(m->buffer_instance);
+
+		snprintf(m->buffer_instance + l, HS_META_STR - l, "%s%s",
+			 l ? "," : "", f->bufs[i].name);
+	}
+	/* haltstat's own per-CPU counts describe its (top) buffer */
+	if (i == 0 && tlost->ncpus) {
+		td_stats_losses(d, bc, tlost, s);
+		d->stats_used = true;
+		return 0;
+	}
+	if (f->cpustat && hs_td_stats_parse(f->cpustat, f->cpustat_len, f->bufs[i].name, &st))
+		return hs_error_set(f->err, HS_ERR_RUNTIME, "out of memory");
+	td_stats_losses(d, bc, &st, s);
+	d->stats_used |= st.ncpus > 0;
+	hs_td_stats_free(&st);
+	return 0;
+}
+
+/* pread windows: 128 KiB per CPU (copied, then parsed from the L2 cache), 16 MiB in all. */
+#define TD_WIN_MAX (128u << 10)
+#define TD_WIN_TOTAL (16u << 20)
+
+static size_t td_win_cap(const struct td_file *f, size_t ncur)
+{
+	size_t cap = TD_WIN_TOTAL / (ncur ? ncur : 1);
+
+	if (cap > TD_WIN_MAX)
+		cap = TD_WIN_MAX;
+	cap -= cap % f->page_size;
+	return cap < f->page_size ? f->page_size : cap;
+}
+
+static int td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_stats *tlost)
+{
+	size_t ncur = (size_t)f->nbufs * (f->ncpus ? f->ncpus : 1);
+	struct td_dec d = { .f = f, .meta = s->meta, .hdr = 8 + f->long_size, .fd = fd,
+			    .win_cap = td_win_cap(f, ncur),
+			    .drop = s->keeps && s->count ? s : NULL,
+			    .tally = { .first_ts = UINT64_MAX } };
+	struct td_cur *cur = calloc(ncur, sizeof(*cur));
+	struct td_cur **heap = calloc(ncur, sizeof(*heap));
+	int n = 0, ret = 0;
+
+	if (!cur || !heap) {
+		free(cur);
+		free(heap);
+		return hs_error_set(f->err, HS_ERR_RUNTIME, "out of memory");
+	}
+	/* the top buffer, or else every instance that holds relevant events */
+	for (int i = 0; i < f->nbufs && !ret; i++) {
+		if (i == 1 && n > 0)
+			break;
+		ret = td_use_buf(&d, i, cur + (size_t)i * f->ncpus, heap, &n, s, tlost);
+	}
+	if (!ret && td_merge(&d, heap, n, s))
+		ret = hs_error_set(f->err, HS_ERR_RUNTIME, "accounting rejected an event");
+	if (!ret && !d.stats_used)
+		td_notes_losses(&d, cur, s);
+	hs_td_stats_free(&d.notes_lost);
+	if (!ret && d.drop)
+		s->count(s->priv, &d.tally);
+	if (!ret && d.io_err)
+		ret = hs_error_set(f->err, d.io_err == ENOMEM ? HS_ERR_RUNTIME : HS_ERR_INPUT,
+				   "read error: %s", strerror(d.io_err));
+	if (!ret && d.z_err)
+		ret = hs_td_chunk_error(f);
+	for (size_t i = 0; i < ncur; i++)
+		free(cur[i].win);
+	free(cur);
+	free(heap);
+	return ret;
+}
+
+int hs_td_run(struct td_file *f, int fd, struct hs_sink *s)
+{
+	struct hs_td_stats tlost = { 0 };
+	int ret;
+
+	hs_ev_layout_init(&f->lay, f->tep, f->swap, HS_TD_READ_KINDS);
+	s->meta->kvm_formats = hs_ev_has_kvm(&f->lay);
+	td_meta(f, s, &tlost);
+	ret = td_decode(f, fd, s, &tlost);
+	hs_td_stats_free(&tlost);
+	return ret;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef HS_PIPELINE_H
+#define HS_PIPELINE_H
+
+#include <stdbool.h>
+
+#include "account.h"
+#include "error.h"
+#include "report.h"
+
+/*
+ * The read side, source -> accounting -> report model, for every command
+ * that reads a recording (report, advise, diff, replay). The readers are
+ * formats/'s (hs_input_source); this decides how many read side by side.
+ */
+struct hs_source {
+	/* Reads path ("-": standard input) into acct: HS_OK or an hs_status with err set. */
+	int (*read)(const char *path, struct hs_account *acct, struct hs_error *err);
+	/*
+	 * Whether the input can be read twice, at once, and decoding it is cheap
+	 * next to the per-vCPU work; small inputs only when any_size.
+	 */
+	bool (*splittable)(const char *path, bool any_size);
+};
+
+/* Reads path into a fresh accounting and finishes it; NULL with err set. */
+struct hs_account *hs_account_load(const struct hs_source *src, const char *path,
+				   const struct hs_account_opts *opts, struct hs_error *err);
+
+/*
+ * The whole read side in one call: rep is zeroed first; on success the
+ * caller owns it (hs_report_free). filter and advice may be NULL.
+ */
+int hs_report_load(const struct hs_source *src, const char *path,
+		   const struct hs_account_opts *opts, const struct hs_report_filter *filter,
+		   const struct hs_advice_opts *advice, struct hs_report *rep,
+		   struct hs_error *err);
+
+#endif
