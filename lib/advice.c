@@ -24,7 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "advice_priv.h"
+#include "advice.h"
+#include "advice_model.h"
 #include "cliff.h"
 #include "era.h"
 #include "report.h"
@@ -33,12 +34,6 @@
 #define HS_ADV_DELTA_MAX 100000
 #define HS_ADV_MIN_VCPU_HALTS 50	/* vCPUs with fewer do not set the budget */
 #define HS_ADV_CUT_PCT 1.0		/* misses cut short, % of them, that cap the suggestion */
-
-static const struct hs_adv_objective hs_adv_objectives[] = {
-	{ "latency", 0.02, 50 },
-	{ "balanced", 0.2, 10 },
-	{ "cpu", 1.0, 2 },
-};
 
 /* What one scope (the host or one VM) is judged on. */
 struct hs_adv_scope {
@@ -64,72 +59,7 @@ struct hs_adv_ctx {
 	struct hs_advice *adv;
 };
 
-const struct hs_adv_objective *hs_adv_objective_find(const char *name)
-{
-	for (size_t i = 0; i < sizeof(hs_adv_objectives) / sizeof(hs_adv_objectives[0]); i++)
-		if (name && !strcmp(name, hs_adv_objectives[i].name))
-			return &hs_adv_objectives[i];
-	return &hs_adv_objectives[1];
-}
-
-void hs_adv_finding(struct hs_advice *adv, const char *code)
-{
-	char **f, *s;
-
-	for (unsigned int i = 0; i < adv->nfindings; i++)
-		if (!strcmp(adv->findings[i], code))
-			return;
-	s = strdup(code);
-	f = realloc(adv->findings, sizeof(*f) * (adv->nfindings + 1));
-	if (!s || !f) {
-		free(s);
-		if (f)
-			adv->findings = f;
-		return;
-	}
-	adv->findings = f;
-	adv->findings[adv->nfindings++] = s;
-}
-
-void hs_adv_text_say(FILE *text, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!text)
-		return;
-	va_start(ap, fmt);
-	vfprintf(text, fmt, ap);
-	va_end(ap);
-	fputc('\n', text);
-}
-
 #define hs_adv_say(c, ...) hs_adv_text_say((c)->text, __VA_ARGS__)
-
-void hs_adv_confidence_lower(struct hs_advice *adv, const char *to)
-{
-	static const char *const order[] = { "high", "medium", "low" };
-	int cur = 0, want = 0;
-
-	for (int i = 0; i < 3; i++) {
-		if (!strcmp(adv->confidence, order[i]))
-			cur = i;
-		if (!strcmp(to, order[i]))
-			want = i;
-	}
-	if (want > cur)
-		snprintf(adv->confidence, sizeof(adv->confidence), "%s", order[want]);
-}
-
-void hs_advice_free(struct hs_advice *adv)
-{
-	if (!adv)
-		return;
-	for (unsigned int i = 0; i < adv->nfindings; i++)
-		free(adv->findings[i]);
-	free(adv->findings);
-	free(adv->text);
-	memset(adv, 0, sizeof(*adv));
-}
 
 static bool hs_adv_vcpu_in(const struct hs_report_vcpu *v, int tgid)
 {
@@ -857,6 +787,19 @@ static void hs_adv_no_data(struct hs_adv_ctx *c)
 	hs_adv_polling_off(c);
 }
 
+/* Each vCPU's what-if row at the host's suggestion, for writers that show one row per vCPU. */
+static void hs_adv_suggested_rows(struct hs_report *rep)
+{
+	for (unsigned int i = 0; i < rep->nvcpus; i++) {
+		struct hs_report_vcpu *v = &rep->vcpus[i];
+
+		v->suggested_row = -1;
+		for (unsigned int j = 0; rep->advice.valid && j < v->n_what_if; j++)
+			if (v->what_if[j].halt_poll_ns == rep->advice.halt_poll_ns)
+				v->suggested_row = (int)j;
+	}
+}
+
 void hs_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts)
 {
 	struct hs_adv_ctx c = { .rep = rep, .adv = &rep->advice, .ceiling_ns = UINT64_MAX };
@@ -902,4 +845,5 @@ void hs_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts)
 		hs_adv_vm(&c, &rep->vms[i], c.adv->halt_poll_ns);
 	hs_adv_apply(&c, c.adv->halt_poll_ns);
 	hs_adv_text_close(&c);
+	hs_adv_suggested_rows(rep);
 }

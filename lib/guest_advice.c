@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "advice_priv.h"
+#include "advice.h"
+#include "advice_model.h"
 #include "report.h"
 
 #define HS_GADV_X_MIN 5000

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "advice.h"
 #include "pipeline.h"
 
 /*
@@ -115,8 +116,12 @@ int hs_report_load(const struct hs_source *src, const char *path,
 	acct = hs_account_load(src, path, opts, err);
 	if (!acct)
 		return err && err->code ? err->code : HS_ERR_RUNTIME;
-	ret = hs_report_build(rep, acct, filter, advice);
+	ret = hs_report_build(rep, acct, filter);
 	hs_account_free(acct);
+	if (!ret && advice && advice->enabled) {
+		hs_advice_build(rep, advice);
+		hs_guest_advice_build(rep, advice);
+	}
 	if (ret)
 		return hs_error_set(err, HS_ERR_RUNTIME, "cannot build the report of %s: "
 				    "out of memory", path);

@@ -372,6 +372,7 @@ static int hs_vcpu_fill(struct hs_report_vcpu *r, const struct hs_sel *s,
 	memcpy(r->log2.wait, v->log2_wait, sizeof(r->log2.wait));
 	hs_vcpu_whatif(r, v);
 	r->timed_waits = v->timed_waits;
+	r->suggested_row = -1;
 	r->hist = malloc(sizeof(*r->hist));
 	if (!r->hist)
 		return -ENOMEM;
@@ -924,23 +925,9 @@ void hs_report_rates(struct hs_report *rep, double seconds)
 		hs_guest_rates(&rep->guest[i], seconds);
 }
 
-/* Each vCPU's what-if row at the host's suggestion, for writers that show one row per vCPU. */
-static void hs_report_suggested_rows(struct hs_report *rep)
-{
-	for (unsigned int i = 0; i < rep->nvcpus; i++) {
-		struct hs_report_vcpu *v = &rep->vcpus[i];
-
-		v->suggested_row = -1;
-		for (unsigned int j = 0; rep->advice.valid && j < v->n_what_if; j++)
-			if (v->what_if[j].halt_poll_ns == rep->advice.halt_poll_ns)
-				v->suggested_row = (int)j;
-	}
-}
-
 /* Returns 0 or -ENOMEM (rep is then freed and empty). acct must be finished. */
 int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
-		    const struct hs_report_filter *filter,
-		    const struct hs_advice_opts *advice)
+		    const struct hs_report_filter *filter)
 {
 	bool filtered_out = false;
 
@@ -953,11 +940,6 @@ int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
 	}
 	hs_report_rates(rep, rep->duration_s);
 	hs_report_warnings(rep, acct, filter, filtered_out);
-	if (advice && advice->enabled) {
-		hs_advice_build(rep, advice);
-		hs_guest_advice_build(rep, advice);
-	}
-	hs_report_suggested_rows(rep);
 	return 0;
 }
 

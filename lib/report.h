@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "account.h"
+#include "advice_model.h"
 #include "guest_whatif.h"
 #include "hist.h"
 #include "meta.h"
@@ -66,35 +67,6 @@ struct hs_linear_hist {
 	unsigned int entries;		/* plus one overflow bucket at [entries] */
 	uint64_t *poll;
 	uint64_t *wait;
-};
-
-/*
- * Which machine a finding is about. A recording can hold two layers: the
- * VMs this machine runs (kvm events; tuned by this machine's halt_poll_ns)
- * and this machine's own idle as a guest of its hypervisor (power events;
- * tuned by its guest_halt_poll_ns). A nested KVM host has both.
- */
-enum hs_layer {
-	HS_LAYER_HOST,			/* "host": this machine's KVM polling for its VMs */
-	HS_LAYER_GUEST,			/* "guest": this machine's own idle toward its hypervisor */
-};
-
-static inline const char *hs_layer_name(enum hs_layer l)
-{
-	return l == HS_LAYER_GUEST ? "guest" : "host";
-}
-
-struct hs_advice {
-	bool valid;
-	enum hs_layer layer;		/* of the suggestion and every finding */
-	uint64_t halt_poll_ns;		/* the suggestion (guest layer: guest_halt_poll_ns) */
-	char objective[16];		/* latency | balanced | cpu */
-	char confidence[16];		/* high | medium | low */
-	double max_poll_cpu_pct;	/* the per-vCPU budget applied */
-	uint64_t wake_overhead_ns;	/* estimated scheduler wake-up cost */
-	char *text;			/* the explanation in words, lines separated by \n */
-	char **findings;		/* short machine-readable codes, e.g. "periodic_under_window" */
-	unsigned int nfindings;
 };
 
 struct hs_report_vcpu {
@@ -233,11 +205,6 @@ struct hs_report_filter {
 	bool threads;			/* also list every named thread (hs_report.threads) */
 };
 
-struct hs_advice_opts {
-	char objective[16];		/* latency | balanced | cpu */
-	double max_poll_cpu_pct;	/* per vCPU; <= 0: objective's default */
-	bool enabled;
-};
 
 /* A vCPU thread of that VM: the same process, or both of none known. */
 static inline bool hs_report_vcpu_in_vm(const struct hs_report_vcpu *v,
@@ -255,9 +222,12 @@ static inline const char *hs_report_sched_missing(const struct hs_report *rep)
 	return rep->events_sched_waking ? "sched_switch and sched_wakeup events" : "sched events";
 }
 
+/*
+ * The model of acct (finished): every figure but the advice, which
+ * hs_advice_build() and hs_guest_advice_build() add after (advice.h).
+ */
 int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
-		    const struct hs_report_filter *filter,
-		    const struct hs_advice_opts *advice);
+		    const struct hs_report_filter *filter);
 void hs_report_free(struct hs_report *rep);
 /*
  * The per-second figures (rates, polling CPU, guest shares) over seconds:
@@ -266,11 +236,5 @@ void hs_report_free(struct hs_report *rep);
 void hs_report_rates(struct hs_report *rep, double seconds);
 void hs_report_warn(struct hs_report *rep, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-
-/* Fills rep->advice and each VM's advice from the what-if rows. lib/advice.c */
-void hs_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts);
-/* Fills rep->guest_advice from the guest what-if rows. lib/guest_advice.c */
-void hs_guest_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts);
-void hs_advice_free(struct hs_advice *adv);
 
 #endif

@@ -14,6 +14,7 @@
 #include <tracefs.h>
 
 #include "../account.h"
+#include "../advice.h"
 #include "../evdecode.h"
 #include "capture.h"
 #include "live.h"
@@ -384,7 +385,6 @@ static int live_switch(struct hs_live *l, uint64_t end, struct hs_account **done
 int hs_live_interval(struct hs_live *l, const struct hs_report_filter *filter,
 		     struct hs_report *rep, struct hs_live_interval *info, struct hs_error *err)
 {
-	struct hs_advice_opts advice = { .enabled = false };
 	struct hs_account *done = NULL;
 	uint64_t end = hs_live_now_ns();
 	int ret;
@@ -405,7 +405,7 @@ int hs_live_interval(struct hs_live *l, const struct hs_report_filter *filter,
 	info->seconds = end > info->start_ns ? (double)(end - info->start_ns) / 1e9 : 1e-9;
 	info->lost_total = l->lost_total;
 	info->events_total = l->events_total;
-	ret = hs_report_build(rep, done, filter, &advice);
+	ret = hs_report_build(rep, done, filter);
 	hs_account_free(done);
 	if (ret)
 		return hs_error_set(err, HS_ERR_RUNTIME, "cannot build the report: out of memory");
@@ -420,8 +420,10 @@ int hs_live_total(struct hs_live *l, const struct hs_report_filter *filter,
 
 	if (!l->total)
 		return hs_error_set(err, HS_ERR_RUNTIME, "live totals were not asked for");
-	if (hs_report_build(rep, l->total, filter, &advice))
+	if (hs_report_build(rep, l->total, filter))
 		return hs_error_set(err, HS_ERR_RUNTIME, "cannot build the report: out of memory");
+	hs_advice_build(rep, &advice);
+	hs_guest_advice_build(rep, &advice);
 	/* the span is the time watched, not the time between the first and last event */
 	rep->first_ts = l->start_ns;
 	rep->last_ts = l->last_end > l->start_ns ? l->last_end : l->start_ns + 1;

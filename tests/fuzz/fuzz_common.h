@@ -17,6 +17,7 @@
 #include "../../formats/trace/input.h"
 #include "../../formats/render/output.h"
 #include "../../lib/account.h"
+#include "../../lib/advice.h"
 #include "../../lib/report.h"
 
 static FILE *fuzz_null(void)
@@ -62,7 +63,9 @@ static void fuzz_report(struct hs_account *acct, size_t size)
 	if (size % 8)
 		return;
 	memset(&rep, 0, sizeof(rep));
-	if (!hs_report_build(&rep, acct, &filter, &adv) && out) {
+	if (!hs_report_build(&rep, acct, &filter) && out) {
+		hs_advice_build(&rep, &adv);
+		hs_guest_advice_build(&rep, &adv);
 		hs_report_write_text(out, &rep, &text);
 		hs_report_write_json(out, &rep);
 	}

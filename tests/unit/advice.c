@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "../../lib/advice.h"
 #include "../../lib/report.h"
 #include "simgen.h"
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../lib/advice.h"
 #include "../../lib/report.h"
 #include "check.h"
 
@@ -148,7 +149,7 @@ static void test_grouping(const struct hs_account *a)
 	const struct hs_report_vm *web, *unk;
 	unsigned int i, bad = 0;
 
-	if (hs_report_build(&r, a, NULL, NULL)) {
+	if (hs_report_build(&r, a, NULL)) {
 		CHECK(0, "report_build");
 		return;
 	}
@@ -190,7 +191,7 @@ static void test_stats(const struct hs_account *a)
 	uint64_t total = 0, wsum = 0, lsum = 0;
 	unsigned int i, hist_ok = 0;
 
-	if (hs_report_build(&r, a, NULL, NULL)) {
+	if (hs_report_build(&r, a, NULL)) {
 		CHECK(0, "report_build_stats");
 		return;
 	}
@@ -241,7 +242,7 @@ static unsigned int count_with(const struct hs_account *a, struct hs_report_filt
 	struct hs_report r;
 	unsigned int n;
 
-	if (hs_report_build(&r, a, f, NULL))
+	if (hs_report_build(&r, a, f))
 		return 999;
 	n = r.nvcpus;
 	*warned = has_warning(&r, "matches the filter");
@@ -322,7 +323,7 @@ static void test_order_and_vm_linear(const struct hs_account *a)
 	struct hs_report r;
 	bool same = true;
 
-	if (hs_report_build(&r, a, NULL, NULL)) {
+	if (hs_report_build(&r, a, NULL)) {
 		CHECK(0, "report_build_order");
 		return;
 	}
@@ -382,7 +383,7 @@ static void test_kvm_seen(void)
 		hs_account_meta(a)->kvm_formats = cases[i].formats;
 		hs_account_finish(a);
 		snprintf(name, sizeof(name), "report_kvm_seen_%d", cases[i].formats);
-		if (hs_report_build(&r, a, NULL, NULL) == 0) {
+		if (hs_report_build(&r, a, NULL) == 0) {
 			CHECK(r.kvm == cases[i].want && r.kvm_note &&
 			      strstr(r.kvm_note, cases[i].words) &&
 			      has_warning(&r, cases[i].words), name);
@@ -410,7 +411,7 @@ static void test_guest_only(void)
 	hs_account_meta(a)->lost_known = false;
 	hs_account_lost(a, 5, 0, false);
 	hs_account_finish(a);
-	if (hs_report_build(&r, a, NULL, NULL)) {
+	if (hs_report_build(&r, a, NULL)) {
 		CHECK(0, "report_guest_build");
 		hs_account_free(a);
 		return;
@@ -431,7 +432,9 @@ static void test_advice_runs(const struct hs_account *a)
 	struct hs_report r;
 
 	/* the numbers are lib/advice.c's to test; here: it runs and frees cleanly */
-	CHECK(hs_report_build(&r, a, NULL, &ao) == 0, "report_with_advice");
+	CHECK(hs_report_build(&r, a, NULL) == 0, "report_with_advice");
+	hs_advice_build(&r, &ao);
+	hs_guest_advice_build(&r, &ao);
 	hs_report_free(&r);
 	CHECK(r.vcpus == NULL && r.nwarnings == 0, "report_free_resets");
 }
