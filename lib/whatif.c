@@ -35,6 +35,7 @@
 
 #include "whatif_iv.h"
 #include "whatif_priv.h"
+#include "whatif_wake.h"
 #include "winstate.h"
 
 const uint64_t hs_whatif_default_candidates[] = {
@@ -101,7 +102,6 @@ struct hs_whatif *hs_whatif_alloc(const struct hs_whatif_opts *opts)
 	w->max_known = opts->recorded_max_ns >= 0;
 	w->max_source = w->max_known ? HS_MAX_MODULE : HS_MAX_NONE;
 	hs_sim_init(&w->check, &p);
-	w->min_wait = UINT64_MAX;
 	w->max_hi = UINT64_MAX;
 	w->delta = HS_WHATIF_DEFAULT_DELTA;
 	p.max_ns = 0;
@@ -223,7 +223,9 @@ static void hs_whatif_replay(struct hs_whatif *w, const struct hs_whatif_rec *re
 	uint64_t d = hs_whatif_rec_ttw(r, w->delta), ovh = hs_whatif_rec_overhead(r, w->delta);
 	struct hs_sim_params own;
 
-	cut.poll_cut = hs_whatif_rec_cut(w, rec);
+	struct hs_whatif_winctx win = hs_whatif_winctx(w);
+
+	cut.poll_cut = hs_whatif_rec_cut(&win, rec);
 	if (w->opts.keep_gaps)
 		hs_whatif_keep_gap(w, d);
 	if (w->open)
@@ -302,6 +304,36 @@ static void hs_whatif_decide_open_run(struct hs_whatif *w)
 	hs_whatif_backfill(w, win, lower);
 }
 
+/*
+ * Δ and the wake model from the buffered halts; then the point replay for
+ * that model and the interval's replays.
+ */
+static void hs_whatif_choose_models(struct hs_whatif *w)
+{
+	struct hs_whatif_halts h = { .rec = w->buf, .n = w->nbuf, .win = hs_whatif_winctx(w) };
+	struct hs_whatif_delta d;
+
+	hs_whatif_delta_estimate(&h, &d);
+	w->delta = d.delta;
+	w->delta_lo = d.lo;
+	w->delta_hi = d.hi;
+	w->measured = d.measured;
+	for (unsigned int i = 0; i < w->ncand; i++)
+		w->cand[i].p.wake_overhead_ns = w->delta;
+	w->check.p.wake_overhead_ns = w->delta;
+	hs_whatif_wake_choose(&h, &d, &w->wake);
+	if (w->wake.model == HS_WAKE_OPEN && w->ncand) {
+		w->open = malloc(sizeof(*w->open));
+		if (w->open)
+			hs_whatif_open_init(w->open, &w->cand[0].p, w->opts.candidates, w->ncand);
+		else
+			w->wake.model = HS_WAKE_CLOSED;
+	}
+	if (w->iv)
+		hs_whatif_iv_start(w->iv, w->delta, w->delta_lo, w->delta_hi, w->open != NULL,
+				   !w->wake.from_timed);
+}
+
 static void hs_whatif_start_streaming(struct hs_whatif *w)
 {
 	if (w->streaming)
@@ -309,10 +341,6 @@ static void hs_whatif_start_streaming(struct hs_whatif *w)
 	hs_whatif_decide_open_run(w);
 	/* An inferred M must be known before the first replayed halt (and Δ clamps with it). */
 	hs_whatif_infer_max(w);
-	hs_whatif_estimate_delta(w);
-	for (unsigned int i = 0; i < w->ncand; i++)
-		w->cand[i].p.wake_overhead_ns = w->delta;
-	w->check.p.wake_overhead_ns = w->delta;
 	hs_whatif_choose_models(w);
 	hs_whatif_apply_fills(w);
 	for (unsigned int i = 0; i < w->nbuf; i++)
@@ -339,8 +367,6 @@ static bool hs_whatif_buffer(struct hs_whatif *w, const struct hs_whatif_rec *r)
 		w->capbuf = cap;
 	}
 	w->buf[w->nbuf++] = *r;
-	if (r->waited && r->ns < w->min_wait)
-		w->min_wait = r->ns;
 	return true;
 }
 

@@ -7,6 +7,7 @@
 
 #include "event.h"
 #include "sim.h"
+#include "whatif_types.h"
 
 /*
  * Per-vCPU what-if: replays every candidate maximum window over the halts of
@@ -14,7 +15,6 @@
  * recorded setting that is checked against the recorded grow/shrink events
  * and poll hits (the self-check).
  */
-#define HS_WHATIF_MAX_CANDIDATES 32
 
 extern const uint64_t hs_whatif_default_candidates[];
 extern const unsigned int hs_whatif_default_ncandidates;
@@ -30,56 +30,7 @@ struct hs_whatif_opts {
 	uint64_t keep_gaps;
 };
 
-struct hs_whatif_row {
-	uint64_t halt_poll_ns;
-	uint64_t halts;
-	uint64_t hits;			/* wake-ups that avoid the scheduler */
-	double hit_rate;		/* hits / halts, 0..1 */
-	double poll_cpu_s;		/* CPU seconds spent polling */
-	double miss_cpu_s;		/* of which wasted on misses */
-	double poll_cpu_pct;		/* percent of one CPU over the span */
-	double poll_cpu_pct_per_vcpu;	/* the same per halting vCPU, for VM and host sums */
-	double flaps_per_s;
-	uint64_t grows, shrinks;
-	/*
-	 * Prediction interval (whatif_iv.c): the other wake model, the
-	 * wake-up overhead's range and perturbed times to wake, replayed,
-	 * with the sampling spread. Sums add the vCPUs' bounds.
-	 */
-	double hit_rate_low, hit_rate_high;	/* 0..1 */
-	double poll_cpu_s_low, poll_cpu_s_high;
-	/*
-	 * The replays' hit rates alone, without the sampling spread: how far
-	 * the path forks on a few microseconds (a cliff, lib/cliff.c), where
-	 * the full interval may be wide only for a short recording.
-	 */
-	double hit_rate_replay_low, hit_rate_replay_high;
-};
 
-/*
- * Which way a vCPU's wakes come (whatif.c): closed loop (each wake a fixed
- * time after the halt starts, as a ping-pong) or open loop (wakes at
- * absolute times, as timers and packets), told from how the time from one
- * halt's end to the next wake shifts after a poll hit against after a wait.
- */
-enum hs_wake_model { HS_WAKE_CLOSED, HS_WAKE_OPEN };
-
-struct hs_wake_choice {
-	enum hs_wake_model model;	/* the one the point replay uses */
-	bool supported;			/* the trace decided it; else closed loop by default */
-	double shift_ns;		/* after a hit minus after a wait (open loop: about Δ) */
-	uint64_t pairs;			/* matched halt pairs it was measured on */
-	/*
-	 * From consecutive waits sched_waking timed: the slope of a wait's
-	 * time to wake against the overhead of the wait before it (closed
-	 * loop 0, open loop -1), its standard error, and over how many pairs.
-	 * from_timed: that slope decided, and the other model, which it
-	 * refutes, does not bound the intervals.
-	 */
-	double slope, slope_se;
-	uint64_t timed_pairs;
-	bool from_timed;
-};
 
 /* Where the maximum window M the self-check replays came from. */
 enum hs_max_source {
@@ -111,14 +62,6 @@ void hs_whatif_free(struct hs_whatif *w);
  * window in force during the halt (-1 unknown), data_reliable false after
  * lost events (the self-check then skips this halt).
  */
-/*
- * poll_cut_ns: from the halt's start to the first moment another task was
- * runnable on the vCPU's CPU (KVM stops polling then), HS_POLL_CUT_NONE
- * when none was, HS_POLL_CUT_UNKNOWN when the recording has no sched
- * events for that CPU (both poll to the window's end in the replay).
- */
-#define HS_POLL_CUT_NONE UINT64_MAX
-#define HS_POLL_CUT_UNKNOWN (UINT64_MAX - 1)
 void hs_whatif_halt(struct hs_whatif *w, const struct hs_wakeup *wakeup,
 		    const struct hs_poll_change *change, int64_t window_ns,
 		    bool data_reliable, uint64_t poll_cut_ns);
@@ -130,7 +73,6 @@ void hs_whatif_halt(struct hs_whatif *w, const struct hs_wakeup *wakeup,
  * poll hit or without the event, when the time to wake is ns minus the
  * estimated overhead.
  */
-#define HS_WOKEN_UNKNOWN UINT64_MAX
 struct hs_halt_sched {
 	uint64_t poll_cut_ns;
 	uint64_t woken_ns;
@@ -188,10 +130,6 @@ uint64_t hs_whatif_wake_overhead_ns(const struct hs_whatif *w);
  * its time to wake, over the first halts (HS_WHATIF_BUFFER). waits 0: too
  * few timed waits, and Δ is estimated from the halts alone.
  */
-struct hs_wake_overhead_measured {
-	uint64_t waits;
-	uint64_t p10_ns, p50_ns, p90_ns, p99_ns;
-};
 void hs_whatif_wake_overhead_measured(const struct hs_whatif *w,
 				      struct hs_wake_overhead_measured *out);
 /* The range of Δ the trace allows, which the interval replays at its ends. */

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "sim.h"
-#include "whatif.h"
+#include "whatif_types.h"
 
 /* Lanes of the vector loop: arrays are padded to a multiple of this. */
 #define HS_WHATIF_LANES 4

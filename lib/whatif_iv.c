@@ -36,7 +36,7 @@
 
 #include "spread.h"
 #include "whatif_iv.h"
-#include "whatif_priv.h"
+#include "whatif_types.h"
 
 #define HS_WHATIF_IV_JITTER_PM 50
 #define HS_WHATIF_IV_VARIANTS 5

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "sim.h"
-#include "whatif.h"
+#include "whatif_types.h"
 #include "whatif_batch.h"
 
 /*

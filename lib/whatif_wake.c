@@ -66,18 +66,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "whatif_iv.h"
-#include "whatif_priv.h"
+#include "whatif_wake.h"
+
+#define HS_WHATIF_DELTA_SAMPLES 32
+#define HS_WHATIF_DELTA_FLOOR 1000
+#define HS_WHATIF_DELTA_QUANTILE 200	/* past cut polls: the 0.5% quantile, not the minimum */
+#define HS_WHATIF_DELTA_SPAN 50000
+#define HS_WAKE_MIN_PAIRS 16
+#define HS_WAKE_MIN_TIMED 64		/* consecutive timed waits before their slope decides */
+#define HS_WAKE_SLOPE_Z 3.0		/* standard errors between their slope and the other model's */
 
 /*
  * A miss's excess over its window (see the comment at the top), or
  * UINT64_MAX when the halt says nothing of Δ. *cut_evidence is set for a
  * poll that must have been cut: its excess is below any wake-up overhead.
  */
-static uint64_t hs_whatif_delta_sample(const struct hs_whatif *w, const struct hs_whatif_rec *r,
-				       bool *cut_evidence)
+static uint64_t hs_whatif_delta_sample(const struct hs_whatif_halts *h,
+				       const struct hs_whatif_rec *r, bool *cut_evidence)
 {
-	int64_t win = hs_whatif_window(w, r);
+	int64_t win = hs_whatif_rec_window(&h->win, r);
 
 	*cut_evidence = false;
 	if (!r->waited || !r->reliable || !r->valid || win < 0)
@@ -96,15 +103,15 @@ static uint64_t hs_whatif_delta_sample(const struct hs_whatif *w, const struct h
  * The buffered misses' samples, ascending, into s (room for nbuf); *cut
  * counts the evidence of cut polls. Returns how many.
  */
-static unsigned int hs_whatif_delta_samples(const struct hs_whatif *w, uint64_t *s,
+static unsigned int hs_whatif_delta_samples(const struct hs_whatif_halts *h, uint64_t *s,
 					    unsigned int *cut)
 {
 	unsigned int n = 0;
 
 	*cut = 0;
-	for (unsigned int i = 0; i < w->nbuf; i++) {
+	for (unsigned int i = 0; i < h->n; i++) {
 		bool evidence;
-		uint64_t sm = hs_whatif_delta_sample(w, &w->buf[i], &evidence);
+		uint64_t sm = hs_whatif_delta_sample(h, &h->rec[i], &evidence);
 
 		*cut += evidence;
 		if (sm != UINT64_MAX)
@@ -121,28 +128,28 @@ static unsigned int hs_whatif_delta_samples(const struct hs_whatif *w, uint64_t 
  * wake-up, not the quickest), and the interval replays their tenth and
  * ninetieth percentiles. False: too few, Δ is estimated as below.
  */
-static bool hs_whatif_delta_measure(struct hs_whatif *w)
+static bool hs_whatif_delta_measure(const struct hs_whatif_halts *h, struct hs_whatif_delta *d)
 {
-	uint64_t *s = w->nbuf ? malloc(sizeof(*s) * w->nbuf) : NULL;
+	uint64_t *s = h->n ? malloc(sizeof(*s) * h->n) : NULL;
 	unsigned int n = 0;
 
-	for (unsigned int i = 0; s && i < w->nbuf; i++) {
-		const struct hs_whatif_rec *r = &w->buf[i];
+	for (unsigned int i = 0; s && i < h->n; i++) {
+		const struct hs_whatif_rec *r = &h->rec[i];
 
 		if (r->woken != HS_WOKEN_UNKNOWN && r->reliable)
 			s[n++] = r->ns - r->woken;
 	}
 	if (n >= HS_WHATIF_DELTA_SAMPLES) {
 		qsort(s, n, sizeof(*s), hs_whatif_u64_cmp);
-		w->measured.waits = n;
-		w->measured.p10_ns = s[n / 10];
-		w->measured.p50_ns = s[n / 2];
-		w->measured.p90_ns = s[n * 9 / 10];
-		w->measured.p99_ns = s[n * 99 / 100];
-		w->delta = w->measured.p50_ns;
+		d->measured.waits = n;
+		d->measured.p10_ns = s[n / 10];
+		d->measured.p50_ns = s[n / 2];
+		d->measured.p90_ns = s[n * 9 / 10];
+		d->measured.p99_ns = s[n * 99 / 100];
+		d->delta = d->measured.p50_ns;
 	}
 	free(s);
-	return w->measured.waits != 0;
+	return d->measured.waits != 0;
 }
 
 /*
@@ -152,14 +159,15 @@ static bool hs_whatif_delta_measure(struct hs_whatif *w)
  * nothing (an overcommitted host gave 5.4 ms). The lowest 0.5% of the
  * waits, below the 1 us floor aside, bound it. s has room for nbuf.
  */
-static void hs_whatif_delta_cap(struct hs_whatif *w, uint64_t *s)
+static void hs_whatif_delta_cap(const struct hs_whatif_halts *h, struct hs_whatif_delta *d,
+				uint64_t *s)
 {
 	unsigned int n = 0;
 
 	if (!s)
 		return;
-	for (unsigned int i = 0; i < w->nbuf; i++) {
-		const struct hs_whatif_rec *r = &w->buf[i];
+	for (unsigned int i = 0; i < h->n; i++) {
+		const struct hs_whatif_rec *r = &h->rec[i];
 
 		if (r->waited && r->reliable && r->valid && r->ns >= HS_WHATIF_DELTA_FLOOR)
 			s[n++] = r->ns;
@@ -167,32 +175,44 @@ static void hs_whatif_delta_cap(struct hs_whatif *w, uint64_t *s)
 	if (n < HS_WHATIF_DELTA_SAMPLES)
 		return;
 	qsort(s, n, sizeof(*s), hs_whatif_u64_cmp);
-	if (w->delta > s[n / HS_WHATIF_DELTA_QUANTILE])
-		w->delta = s[n / HS_WHATIF_DELTA_QUANTILE];
+	if (d->delta > s[n / HS_WHATIF_DELTA_QUANTILE])
+		d->delta = s[n / HS_WHATIF_DELTA_QUANTILE];
 }
 
-void hs_whatif_estimate_delta(struct hs_whatif *w)
+/* The shortest wait, UINT64_MAX none. */
+static uint64_t hs_whatif_min_wait(const struct hs_whatif_halts *h)
+{
+	uint64_t m = UINT64_MAX;
+
+	for (unsigned int i = 0; i < h->n; i++)
+		if (h->rec[i].waited && h->rec[i].ns < m)
+			m = h->rec[i].ns;
+	return m;
+}
+
+/* Δ itself, before its range. */
+static void hs_whatif_delta_point(const struct hs_whatif_halts *h, struct hs_whatif_delta *d)
 {
 	uint64_t *samples;
 	unsigned int n = 0, cut = 0, rank;
 
-	if (hs_whatif_delta_measure(w))
+	if (hs_whatif_delta_measure(h, d))
 		return;
-	samples = w->nbuf ? malloc(sizeof(*samples) * w->nbuf) : NULL;
+	samples = h->n ? malloc(sizeof(*samples) * h->n) : NULL;
 	if (samples)
-		n = hs_whatif_delta_samples(w, samples, &cut);
+		n = hs_whatif_delta_samples(h, samples, &cut);
 	if (n) {
 		rank = cut ? n / HS_WHATIF_DELTA_QUANTILE + cut / 2 : 0;
 		if (rank >= n)
 			rank = n - 1;
-		w->delta = samples[rank] - samples[rank] / 20;
-	} else if (w->min_wait != UINT64_MAX) {
-		w->delta = w->min_wait;
+		d->delta = samples[rank] - samples[rank] / 20;
+	} else if (hs_whatif_min_wait(h) != UINT64_MAX) {
+		d->delta = hs_whatif_min_wait(h);
 	}
-	if (n < HS_WHATIF_DELTA_SAMPLES && w->delta > HS_WHATIF_DEFAULT_DELTA)
-		w->delta = HS_WHATIF_DEFAULT_DELTA;
+	if (n < HS_WHATIF_DELTA_SAMPLES && d->delta > HS_WHATIF_DEFAULT_DELTA)
+		d->delta = HS_WHATIF_DEFAULT_DELTA;
 	if (cut)
-		hs_whatif_delta_cap(w, samples);
+		hs_whatif_delta_cap(h, d, samples);
 	free(samples);
 }
 
@@ -205,25 +225,25 @@ void hs_whatif_estimate_delta(struct hs_whatif *w)
  * polls left out, as there; the waits themselves when no window was
  * known), at most 50 us above it.
  */
-static void hs_whatif_delta_range(struct hs_whatif *w)
+static void hs_whatif_delta_range(const struct hs_whatif_halts *h, struct hs_whatif_delta *d)
 {
 	uint64_t *s;
 	unsigned int n, cut;
 
-	if (w->measured.waits) {
-		w->delta_lo = w->measured.p10_ns;
-		w->delta_hi = w->measured.p90_ns;
+	if (d->measured.waits) {
+		d->lo = d->measured.p10_ns;
+		d->hi = d->measured.p90_ns;
 		return;
 	}
-	w->delta_lo = w->delta / 2;
-	w->delta_hi = w->delta;
-	s = malloc(sizeof(*s) * (w->nbuf ? w->nbuf : 1));
+	d->lo = d->delta / 2;
+	d->hi = d->delta;
+	s = malloc(sizeof(*s) * (h->n ? h->n : 1));
 	if (!s)
 		return;
-	n = hs_whatif_delta_samples(w, s, &cut);
+	n = hs_whatif_delta_samples(h, s, &cut);
 	if (!n) {
-		for (unsigned int i = 0; i < w->nbuf; i++) {
-			const struct hs_whatif_rec *r = &w->buf[i];
+		for (unsigned int i = 0; i < h->n; i++) {
+			const struct hs_whatif_rec *r = &h->rec[i];
 
 			if (r->waited && r->reliable && r->valid && r->ns >= HS_WHATIF_DELTA_FLOOR)
 				s[n++] = r->ns;
@@ -231,9 +251,9 @@ static void hs_whatif_delta_range(struct hs_whatif *w)
 		qsort(s, n, sizeof(*s), hs_whatif_u64_cmp);
 	}
 	if (n) {
-		uint64_t p10 = s[n / 10], cap = w->delta + HS_WHATIF_DELTA_SPAN;
+		uint64_t p10 = s[n / 10], cap = d->delta + HS_WHATIF_DELTA_SPAN;
 
-		w->delta_hi = p10 > cap ? cap : p10 > w->delta ? p10 : w->delta;
+		d->hi = p10 > cap ? cap : p10 > d->delta ? p10 : d->delta;
 	}
 	free(s);
 }
@@ -257,20 +277,20 @@ static int hs_wake_pair_cmp(const void *a, const void *b)
 }
 
 /* Pairs whose second halt is a hit: its end is its wake, exactly. */
-static unsigned int hs_wake_pairs(const struct hs_whatif *w, struct hs_wake_pair *pr)
+static unsigned int hs_wake_pairs(const struct hs_whatif_halts *h, struct hs_wake_pair *pr)
 {
 	unsigned int n = 0;
 
-	for (unsigned int i = 0; i + 1 < w->nbuf; i++) {
-		const struct hs_whatif_rec *a = &w->buf[i], *b = &w->buf[i + 1];
-		int64_t win = hs_whatif_window(w, b);
+	for (unsigned int i = 0; i + 1 < h->n; i++) {
+		const struct hs_whatif_rec *a = &h->rec[i], *b = &h->rec[i + 1];
+		int64_t win = hs_whatif_rec_window(&h->win, b);
 
 		if (!a->ts || b->ts <= a->ts || !a->reliable || !b->reliable || !a->valid ||
 		    !b->valid || b->waited || win <= 0)
 			continue;
 		pr[n].x = b->ts - a->ts;
 		pr[n].bucket = (uint64_t)win;
-		pr[n].hit = !a->waited && hs_whatif_window(w, a) != 0;
+		pr[n].hit = !a->waited && hs_whatif_rec_window(&h->win, a) != 0;
 		n++;
 	}
 	return n;
@@ -317,16 +337,16 @@ static uint64_t hs_wake_exact_ttw(const struct hs_whatif_rec *r)
 	return !r->waited ? r->ns : r->woken != HS_WOKEN_UNKNOWN ? r->woken : UINT64_MAX;
 }
 
-static bool hs_whatif_wake_timed(struct hs_whatif *w)
+static bool hs_whatif_wake_timed(const struct hs_whatif_halts *h, struct hs_wake_choice *out)
 {
 	struct hs_wake_band *band = calloc(HS_WAKE_BANDS, sizeof(*band));
 	double sxx = 0, sxy = 0, syy = 0, n = 0, used = 0, res;
 
 	if (!band)
 		return false;
-	for (unsigned int i = 1; i < w->nbuf; i++) {
-		const struct hs_whatif_rec *a = &w->buf[i - 1];
-		uint64_t y = hs_wake_exact_ttw(&w->buf[i]);
+	for (unsigned int i = 1; i < h->n; i++) {
+		const struct hs_whatif_rec *a = &h->rec[i - 1];
+		uint64_t y = hs_wake_exact_ttw(&h->rec[i]);
 		struct hs_wake_band *b;
 		double x;
 
@@ -353,20 +373,20 @@ static bool hs_whatif_wake_timed(struct hs_whatif *w)
 		used++;
 	}
 	free(band);
-	w->wake.timed_pairs = (uint64_t)n;
+	out->timed_pairs = (uint64_t)n;
 	if (n < HS_WAKE_MIN_TIMED || sxx <= 0 || n <= used + 1)
 		return false;
-	w->wake.slope = sxy / sxx;
-	res = (syy - w->wake.slope * sxy) / (n - used - 1);
-	w->wake.slope_se = res > 0 ? sqrt(res / sxx) : 0;
-	if (w->wake.slope >= -0.25 &&
-	    w->wake.slope - HS_WAKE_SLOPE_Z * w->wake.slope_se > -0.5)
-		w->wake.model = HS_WAKE_CLOSED;
-	else if (w->wake.slope < -0.25 && w->wake.slope + HS_WAKE_SLOPE_Z * w->wake.slope_se < 0)
-		w->wake.model = HS_WAKE_OPEN;
+	out->slope = sxy / sxx;
+	res = (syy - out->slope * sxy) / (n - used - 1);
+	out->slope_se = res > 0 ? sqrt(res / sxx) : 0;
+	if (out->slope >= -0.25 &&
+	    out->slope - HS_WAKE_SLOPE_Z * out->slope_se > -0.5)
+		out->model = HS_WAKE_CLOSED;
+	else if (out->slope < -0.25 && out->slope + HS_WAKE_SLOPE_Z * out->slope_se < 0)
+		out->model = HS_WAKE_OPEN;
 	else
 		return false;
-	w->wake.supported = w->wake.from_timed = true;
+	out->supported = out->from_timed = true;
 	return true;
 }
 
@@ -385,18 +405,19 @@ static bool hs_whatif_wake_timed(struct hs_whatif *w)
  * shift above half the middle of Δ's range is open loop (the estimate is a
  * floor, which contention can press near 0).
  */
-static void hs_whatif_choose_wake(struct hs_whatif *w)
+void hs_whatif_wake_choose(const struct hs_whatif_halts *h, const struct hs_whatif_delta *d,
+			   struct hs_wake_choice *out)
 {
-	struct hs_wake_pair *pr = malloc(sizeof(*pr) * (w->nbuf ? w->nbuf : 1));
+	struct hs_wake_pair *pr = malloc(sizeof(*pr) * (h->n ? h->n : 1));
 	double wsum = 0, dsum = 0;
 	unsigned int n, i = 0;
 
-	memset(&w->wake, 0, sizeof(w->wake));
-	if (hs_whatif_wake_timed(w) || !pr) {
+	memset(out, 0, sizeof(*out));
+	if (hs_whatif_wake_timed(h, out) || !pr) {
 		free(pr);
 		return;
 	}
-	n = hs_wake_pairs(w, pr);
+	n = hs_wake_pairs(h, pr);
 	qsort(pr, n, sizeof(*pr), hs_wake_pair_cmp);
 	while (i < n) {
 		unsigned int j = i, k;
@@ -416,30 +437,17 @@ static void hs_whatif_choose_wake(struct hs_whatif *w)
 		i = k;
 	}
 	free(pr);
-	w->wake.pairs = (uint64_t)wsum;
-	w->wake.shift_ns = wsum ? dsum / wsum : 0;
-	w->wake.supported = wsum >= HS_WAKE_MIN_PAIRS && w->delta_hi >= HS_WHATIF_DELTA_FLOOR;
-	if (w->wake.supported && w->wake.shift_ns > (w->delta + w->delta_hi) / 4.0)
-		w->wake.model = HS_WAKE_OPEN;
+	out->pairs = (uint64_t)wsum;
+	out->shift_ns = wsum ? dsum / wsum : 0;
+	out->supported = wsum >= HS_WAKE_MIN_PAIRS && d->hi >= HS_WHATIF_DELTA_FLOOR;
+	if (out->supported && out->shift_ns > (d->delta + d->hi) / 4.0)
+		out->model = HS_WAKE_OPEN;
 }
 
-/* With Δ known: the wake model, the point's replay for it, and the interval's replays. */
-void hs_whatif_choose_models(struct hs_whatif *w)
+void hs_whatif_delta_estimate(const struct hs_whatif_halts *h, struct hs_whatif_delta *d)
 {
-	struct hs_sim_params p = w->cand[0].p;
-
-	hs_whatif_delta_range(w);
-	hs_whatif_choose_wake(w);
-	if (w->wake.model == HS_WAKE_OPEN && w->ncand) {
-		w->open = malloc(sizeof(*w->open));
-		if (w->open)
-			hs_whatif_open_init(w->open, &p, w->opts.candidates, w->ncand);
-		else
-			w->wake.model = HS_WAKE_CLOSED;
-	}
-	if (w->iv)
-		hs_whatif_iv_start(w->iv, w->delta, w->delta_lo, w->delta_hi, w->open != NULL,
-				   !w->wake.from_timed);
+	memset(d, 0, sizeof(*d));
+	d->delta = HS_WHATIF_DEFAULT_DELTA;
+	hs_whatif_delta_point(h, d);
+	hs_whatif_delta_range(h, d);
 }
-
-/* Δ is now fixed: replay what was buffered and stream from here on. */
