@@ -10,6 +10,7 @@
 
 #include "advice.h"
 #include "pipeline.h"
+#include "report_build.h"
 
 /*
  * Two readers side by side pay off when the input can be read twice (a

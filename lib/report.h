@@ -222,18 +222,7 @@ static inline const char *hs_report_sched_missing(const struct hs_report *rep)
 	return rep->events_sched_waking ? "sched_switch and sched_wakeup events" : "sched events";
 }
 
-/*
- * The model of acct (finished): every figure but the advice, which
- * hs_advice_build() and hs_guest_advice_build() add after (advice.h).
- */
-int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
-		    const struct hs_report_filter *filter);
 void hs_report_free(struct hs_report *rep);
-/*
- * The per-second figures (rates, polling CPU, guest shares) over seconds:
- * hs_report_build() uses the events' span; a live view its interval.
- */
-void hs_report_rates(struct hs_report *rep, double seconds);
 void hs_report_warn(struct hs_report *rep, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

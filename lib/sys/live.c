@@ -15,6 +15,8 @@
 
 #include "../account.h"
 #include "../advice.h"
+#include "../report_build.h"
+#include "../report_stats.h"
 #include "../evdecode.h"
 #include "capture.h"
 #include "live.h"

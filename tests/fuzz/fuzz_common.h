@@ -18,6 +18,7 @@
 #include "../../formats/render/output.h"
 #include "../../lib/account.h"
 #include "../../lib/advice.h"
+#include "../../lib/report_build.h"
 #include "../../lib/report.h"
 
 static FILE *fuzz_null(void)

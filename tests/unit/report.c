@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../lib/advice.h"
+#include "../../lib/report_build.h"
 #include "../../lib/report.h"
 #include "check.h"
 
