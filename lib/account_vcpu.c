@@ -11,14 +11,6 @@
 
 #include "account_priv.h"
 
-/*
- * Accounting of the event stream: one bounded state per vCPU thread and
- * per guest CPU, found through small open-addressing maps keyed by int.
- * Nothing is kept per event. The hot path (every event) is all here; the
- * names (account_names.c) and the merges of accounts (account_merge.c)
- * are elsewhere.
- */
-
 /* The halt histogram and the what-if replay of one halt. */
 static void hs_account_halt(struct hs_hist *hist, struct hs_whatif *w, uint64_t ts,
 			    const struct hs_wakeup *wakeup,
