@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account_priv.h"
+#include "account_state.h"
 
 struct hs_guest_cpu_acct *hs_guest_get(struct hs_account *a, int cpu, uint64_t ts)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account_priv.h"
+#include "account_state.h"
 
 static int hs_carry_vcpu(struct hs_account *n, const struct hs_vcpu_acct *p, uint64_t ts)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account_priv.h"
+#include "account_state.h"
 
 /* Names end up in text output: keep them one printable line. */
 static void hs_copy_name(char *dst, size_t size, const char *src)

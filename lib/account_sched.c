@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account_priv.h"
+#include "account_state.h"
 
 /*
  * The shard of a vCPU thread notes when it is woken; a thread not known as

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account_priv.h"
+#include "account_state.h"
 
 /* The halt histogram and the what-if replay of one halt. */
 static void hs_account_halt(struct hs_hist *hist, struct hs_whatif *w, uint64_t ts,

@@ -26,7 +26,7 @@
 
 #include "advice.h"
 #include "advice_model.h"
-#include "advice_priv.h"
+#include "advice_ctx.h"
 #include "cliff.h"
 #include "era.h"
 #include "report.h"

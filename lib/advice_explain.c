@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "advice.h"
-#include "advice_priv.h"
+#include "advice_ctx.h"
 #include "cliff.h"
 #include "era.h"
 

@@ -21,7 +21,7 @@
  *
  * Back-filled windows. The account learns the window of halts that ran
  * before it was known only later (the next event's old value, or the
- * rules at the end: lib/account.c). hs_whatif_backfill() gives it for the
+ * rules at the end: lib/account_vcpu.c). hs_whatif_backfill() gives it for the
  * latest such run while it is still in the buffer; it is written into
  * those halts after Δ is estimated (Δ keeps using only the windows known
  * at each halt, as before) and before they are replayed, so the

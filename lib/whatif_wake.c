@@ -3,7 +3,7 @@
  * The what-if's wake-up overhead Δ and its wake model (whatif_priv.h).
  *
  * Measured Δ. With sched_waking in the recording each wait's wake is timed
- * (lib/account.c): its ns minus its time to wake is its own overhead, and
+ * (lib/account_vcpu.c): its ns minus its time to wake is its own overhead, and
  * the replay uses both as they were (hs_whatif_delta_measure below). That
  * overhead is not one number: on a nested host it ran from 18 to 130 us
  * around a median of 43 (the shared exp120 recording, matched halt by halt

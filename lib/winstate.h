@@ -8,7 +8,7 @@
 /*
  * The window state a recording starts in (and resumes in after lost
  * events): what the kernel's rules tell of the window in force over halts
- * that came before it was known. Shared by the accounting (lib/account.c)
+ * that came before it was known. Shared by the accounting (lib/account_vcpu.c)
  * and the what-if's self-check (lib/whatif.c); see winstate.c.
  */
 
@@ -17,7 +17,7 @@
 
 /*
  * How the window of waits that came before it was known was told
- * afterwards (lib/account.c, "The window a recording starts in").
+ * afterwards (lib/account_vcpu.c, "The window a recording starts in").
  */
 enum hs_window_source {
 	HS_WSRC_NEXT_EVENT,	/* the next kvm_halt_poll_ns's old value */

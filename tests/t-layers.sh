@@ -45,8 +45,8 @@ def cycles(edges):
             visit(v)
     return found
 
-# a file, its header and its private header are one unit: account.c,
-# account.h and account_priv.h
+# a file, its header and its private header are one unit: capture.c,
+# capture.h and capture_priv.h
 def unit(path):
     u = path[:-2] if path.endswith((".c", ".h")) else path
     return u[:-5] if u.endswith("_priv") else u

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * lib/account.c fed hand-built event sequences; every expected number is
+ * lib/account*.c fed hand-built event sequences; every expected number is
  * worked out by hand in the comments next to the events.
  */
 #include <errno.h>

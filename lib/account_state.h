@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef HS_ACCOUNT_PRIV_H
-#define HS_ACCOUNT_PRIV_H
+#ifndef HS_ACCOUNT_STATE_H
+#define HS_ACCOUNT_STATE_H
 
 #include <errno.h>
 

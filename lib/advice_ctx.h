@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef HS_ADVICE_PRIV_H
-#define HS_ADVICE_PRIV_H
+#ifndef HS_ADVICE_CTX_H
+#define HS_ADVICE_CTX_H
 
 #include <stdint.h>
 #include <stdio.h>

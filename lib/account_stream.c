@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account_priv.h"
+#include "account_state.h"
 #include "evdecode.h"
 
 struct hs_account *hs_account_alloc(const struct hs_account_opts *opts)
