@@ -64,7 +64,7 @@ static struct hs_vcpu_acct *hs_vcpu_new(const struct hs_account *a, int tid)
 		return NULL;
 	v->tid = tid;
 	v->window = HS_WINDOW_UNKNOWN;
-	hs_seg_open(&v->seg, HS_WINDOW_UNKNOWN, 0);
+	hs_winstate_open(&v->seg, HS_WINDOW_UNKNOWN, 0);
 	v->vcpu_id = -1;
 	/* v->all is empty as calloc left it: touching its 64 KiB here would fault every page in */
 	if (a->opts.linear_bucket_ns) {
@@ -180,7 +180,7 @@ static void hs_waits_move(struct hs_vcpu_acct *v, uint64_t n, int64_t from, int6
 /* The halts from ts on form a new segment, provisionally under window. */
 static void hs_vcpu_seg_open(struct hs_vcpu_acct *v, int64_t window, uint64_t ts)
 {
-	hs_seg_open(&v->seg, window, ts);
+	hs_winstate_open(&v->seg, window, ts);
 	hs_poll_ends_reset(&v->seg_ends);
 	memset(&v->seg_cost, 0, sizeof(v->seg_cost));
 	v->seg_hit_ns = 0;
@@ -191,7 +191,7 @@ static void hs_vcpu_seg_open(struct hs_vcpu_acct *v, int64_t window, uint64_t ts
  * timeline takes w for its time (unless w is only a lower bound), and
  * waits that were unknown count under src.
  */
-static void hs_seg_settle(struct hs_vcpu_acct *v, int64_t w, uint64_t end, int src, bool lower)
+static void seg_settle(struct hs_vcpu_acct *v, int64_t w, uint64_t end, int src, bool lower)
 {
 	struct hs_window_seg *s = &v->seg;
 	uint64_t dt = end > s->since_ts ? end - s->since_ts : 0;
@@ -241,7 +241,7 @@ static int64_t hs_vcpu_max(const struct hs_account *a, struct hs_vcpu_acct *v, b
  * unknown one; a known one (a grow's new value) is cut to M where 6.1+
  * would have cut it.
  */
-static void hs_seg_close(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t end)
+static void seg_close(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t end)
 {
 	struct hs_window_seg *s = &v->seg;
 	enum hs_window_source src = HS_WSRC_COUNT;
@@ -253,14 +253,14 @@ static void hs_seg_close(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t 
 		/* an unchecked module value may not be the VM's maximum: no cut then */
 		if (checked && max >= 0 && s->window > max &&
 		    hs_kernel_era_has(account_era(a), HS_RULE_MAX_LIVE)) {
-			hs_seg_settle(v, max, end, -1, false);
+			seg_settle(v, max, end, -1, false);
 			v->window = max;
 		}
 		return;
 	}
 	if (!s->halts)
 		return;
-	w = hs_seg_decide(s, max, &src, &why, &lower);
+	w = hs_winstate_decide(s, max, &src, &why, &lower);
 	/* a maximum of 0 the module does not have was inferred from these very halts */
 	if (src == HS_WSRC_MAX_ZERO && own)
 		src = HS_WSRC_NO_POLLING;
@@ -270,7 +270,7 @@ static void hs_seg_close(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t 
 		v->unknown_why[why] += s->waits;
 		return;
 	}
-	hs_seg_settle(v, w, end, (int)src, lower);
+	seg_settle(v, w, end, (int)src, lower);
 	if (!lower)
 		v->window = w;
 }
@@ -278,7 +278,7 @@ static void hs_seg_close(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t 
 /* The end of the stream, or of a live view's interval, at end. */
 void hs_vcpu_settle_end(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t end)
 {
-	hs_seg_close(a, v, end);
+	seg_close(a, v, end);
 	hs_vcpu_seg_open(v, v->window, end);
 }
 
@@ -305,7 +305,7 @@ void hs_vcpu_poll_ns(struct hs_vcpu_acct *v, const struct hs_event *ev)
 	/* the halts since the window was last certain ran under old */
 	if (v->seg.window < 0 && v->whatif)
 		hs_whatif_backfill(v->whatif, c->old_ns, false);
-	hs_seg_settle(v, c->old_ns, ev->ts, HS_WSRC_NEXT_EVENT, false);
+	seg_settle(v, c->old_ns, ev->ts, HS_WSRC_NEXT_EVENT, false);
 	/* from here on the timeline holds the new value; the halt still ends under old */
 	v->window = c->new_ns;
 	hs_vcpu_seg_open(v, v->window, ev->ts);
@@ -476,7 +476,7 @@ void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
 	if (after_loss && w->waited)
 		v->unknown_why[HS_UNK_AFTER_LOSS]++;
 	else if (in_seg)
-		hs_seg_add(&v->seg, w->ns, w->waited, w->valid != 0);
+		hs_winstate_add(&v->seg, w->ns, w->waited, w->valid != 0);
 	hs_account_halt(&v->all, v->whatif, ev->ts, w, change, window, !v->unreliable, &sched);
 	v->has_pending = false;
 	v->unreliable = false;
@@ -490,7 +490,7 @@ void hs_vcpu_forget(struct hs_account *a, struct hs_vcpu_acct *v)
 {
 	hs_window_advance(v->window, &v->window_since_ts, v->last_ts, &v->window_area,
 			  &v->window_time);
-	hs_seg_close(a, v, v->last_ts);
+	seg_close(a, v, v->last_ts);
 	v->window = HS_WINDOW_UNKNOWN;
 	hs_vcpu_seg_open(v, HS_WINDOW_UNKNOWN, v->last_ts);
 	v->has_pending = false;

@@ -15,7 +15,7 @@ static bool hs_cliff_between(const struct hs_whatif_row *a, const struct hs_what
 /* The replays alone fork widely: the sampling spread of a short recording is not a cliff. */
 static bool hs_cliff_wide(const struct hs_whatif_row *r)
 {
-	return r->hit_rate_replay_high - r->hit_rate_replay_low >= HS_CLIFF_JUMP;
+	return r->hit_rate_sim_high - r->hit_rate_sim_low >= HS_CLIFF_JUMP;
 }
 
 unsigned int hs_cliffs_find(const struct hs_whatif_row *rows, unsigned int n,
@@ -27,8 +27,8 @@ unsigned int hs_cliffs_find(const struct hs_whatif_row *rows, unsigned int n,
 		if (i + 1 < n && hs_cliff_between(&rows[i], &rows[i + 1])) {
 			out[k++] = (struct hs_cliff){ i, i + 1, rows[i].hit_rate, rows[i + 1].hit_rate };
 		} else if (hs_cliff_wide(&rows[i]) && !(i && hs_cliff_between(&rows[i - 1], &rows[i]))) {
-			out[k++] = (struct hs_cliff){ i, i, rows[i].hit_rate_replay_low,
-						      rows[i].hit_rate_replay_high };
+			out[k++] = (struct hs_cliff){ i, i, rows[i].hit_rate_sim_low,
+						      rows[i].hit_rate_sim_high };
 		}
 	}
 	return k;

@@ -153,7 +153,7 @@ static void hs_gadv_cliffs(struct hs_gadv *c)
 static void hs_gadv_explain(struct hs_gadv *c)
 {
 	const struct hs_report *rep = c->rep;
-	const struct hs_haltpoll_params *p = &rep->guest_replayed;
+	const struct hs_haltpoll_params *p = &rep->guest_simulated;
 	const struct hs_guest_whatif_row *b = &c->rows[c->best];
 
 	hs_gadv_say(c, "Suggested guest_halt_poll_ns: %llu (objective %s, at most %.0f%% of a CPU per CPU for polling).",

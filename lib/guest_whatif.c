@@ -192,7 +192,7 @@ static void hs_gw_check(struct hs_guest_whatif *w, const struct hs_gw_wake *k, u
 	w->check_limit = limit;
 }
 
-static void hs_gw_replay(struct hs_guest_whatif *w, const struct hs_gw_wake *k)
+static void hs_gw_simulate(struct hs_guest_whatif *w, const struct hs_gw_wake *k)
 {
 	uint64_t d = hs_gw_time_to_wake(w, k);
 	struct hs_haltpoll_wake o;
@@ -279,7 +279,7 @@ static void hs_gw_flush(struct hs_guest_whatif *w)
 		hs_gw_infer_max(w);
 	hs_gw_estimate_extra(w);
 	for (unsigned int i = 0; i < w->nbuf; i++)
-		hs_gw_replay(w, &w->buf[i]);
+		hs_gw_simulate(w, &w->buf[i]);
 	free(w->buf);
 	w->buf = NULL;
 }
@@ -289,7 +289,7 @@ static void hs_gw_emit(struct hs_guest_whatif *w, struct hs_gw_wake *k)
 	k->reset_before = w->reset_next;
 	w->reset_next = false;
 	if (w->streaming) {
-		hs_gw_replay(w, k);
+		hs_gw_simulate(w, k);
 		return;
 	}
 	if (w->nbuf == w->cap_buf) {
@@ -299,7 +299,7 @@ static void hs_gw_emit(struct hs_guest_whatif *w, struct hs_gw_wake *k)
 		/* out of memory: estimate from what is kept and stream from here */
 		if (!b) {
 			hs_gw_flush(w);
-			hs_gw_replay(w, k);
+			hs_gw_simulate(w, k);
 			return;
 		}
 		w->buf = b;

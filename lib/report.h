@@ -174,7 +174,7 @@ struct hs_report {
 	struct hs_guest_whatif_row guest_what_if[HS_GUEST_WHATIF_MAX_CANDIDATES];
 	unsigned int n_guest_what_if;
 	unsigned int active_guest_cpus;	/* with at least one replayed wake */
-	struct hs_haltpoll_params guest_replayed; /* the governor parameters replayed */
+	struct hs_haltpoll_params guest_simulated; /* the governor parameters replayed */
 	uint64_t guest_halt_extra_ns;	/* wakes-weighted over the CPUs */
 	struct hs_advice guest_advice;	/* layer guest: guest_halt_poll_ns */
 

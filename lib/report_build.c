@@ -174,7 +174,7 @@ static void hs_report_guest_whatif(struct hs_report *rep, struct hs_report_guest
 	r->n_what_if = hs_guest_whatif_rows(w, r->what_if);
 	hs_guest_whatif_selfcheck(w, &r->selfcheck);
 	r->halt_extra_ns = hs_guest_whatif_halt_extra_ns(w, &r->halt_extra_samples);
-	rep->guest_replayed = *hs_guest_whatif_params(w);
+	rep->guest_simulated = *hs_guest_whatif_params(w);
 	if (!r->n_what_if || !r->what_if[0].wakes)
 		return;
 	/* the metadata is the same for every CPU, and so are the candidates */

@@ -217,7 +217,7 @@ static void hs_whatif_iv_feed(struct hs_whatif *w, const struct hs_whatif_rec *r
 	hs_whatif_iv_counts(w->iv, hits, poll, final);
 }
 
-static void hs_whatif_replay(struct hs_whatif *w, const struct hs_whatif_rec *rec)
+static void hs_whatif_simulate(struct hs_whatif *w, const struct hs_whatif_rec *rec)
 {
 	struct hs_whatif_rec cut = *rec, *r = &cut;
 	uint64_t d = hs_whatif_rec_ttw(r, w->delta), ovh = hs_whatif_rec_overhead(r, w->delta);
@@ -292,14 +292,14 @@ static void hs_whatif_decide_open_run(struct hs_whatif *w)
 
 	if (!w->unres_open)
 		return;
-	hs_seg_open(&seg, HS_WINDOW_UNKNOWN, 0);
+	hs_winstate_open(&seg, HS_WINDOW_UNKNOWN, 0);
 	for (unsigned int i = w->unres_from; i < w->nbuf; i++) {
 		const struct hs_whatif_rec *r = &w->buf[i];
 
 		if (r->reliable && !r->has_change && r->window < 0)
-			hs_seg_add(&seg, r->ns, r->waited, r->valid);
+			hs_winstate_add(&seg, r->ns, r->waited, r->valid);
 	}
-	win = seg.halts ? hs_seg_decide(&seg, hs_whatif_max_ns(w, NULL), &src, &why, &lower) :
+	win = seg.halts ? hs_winstate_decide(&seg, hs_whatif_max_ns(w, NULL), &src, &why, &lower) :
 		HS_WINDOW_UNKNOWN;
 	hs_whatif_backfill(w, win, lower);
 }
@@ -344,7 +344,7 @@ static void hs_whatif_start_streaming(struct hs_whatif *w)
 	hs_whatif_choose_models(w);
 	hs_whatif_apply_fills(w);
 	for (unsigned int i = 0; i < w->nbuf; i++)
-		hs_whatif_replay(w, &w->buf[i]);
+		hs_whatif_simulate(w, &w->buf[i]);
 	free(w->buf);
 	w->buf = NULL;
 	w->nbuf = w->capbuf = 0;
@@ -418,7 +418,7 @@ void hs_whatif_halt_ts(struct hs_whatif *w, uint64_t ts, const struct hs_wakeup 
 		if (kept)
 			return;
 	}
-	hs_whatif_replay(w, &r);
+	hs_whatif_simulate(w, &r);
 }
 
 void hs_whatif_finish(struct hs_whatif *w, uint64_t span_ns)
@@ -450,7 +450,7 @@ static void hs_whatif_row_fill(struct hs_whatif_row *row, const struct hs_sim *s
 static void hs_whatif_row_point_only(struct hs_whatif_row *row)
 {
 	row->hit_rate_low = row->hit_rate_high = row->hit_rate;
-	row->hit_rate_replay_low = row->hit_rate_replay_high = row->hit_rate;
+	row->hit_rate_sim_low = row->hit_rate_sim_high = row->hit_rate;
 	row->poll_cpu_s_low = row->poll_cpu_s_high = row->poll_cpu_s;
 }
 
@@ -539,10 +539,10 @@ void hs_whatif_rows_sum(struct hs_whatif_row *into, const struct hs_whatif_row *
 					  a->halts;
 			a->hit_rate_high = (a->hit_rate_high * before + b->hit_rate_high * b->halts) /
 					   a->halts;
-			a->hit_rate_replay_low = (a->hit_rate_replay_low * before +
-						  b->hit_rate_replay_low * b->halts) / a->halts;
-			a->hit_rate_replay_high = (a->hit_rate_replay_high * before +
-						   b->hit_rate_replay_high * b->halts) / a->halts;
+			a->hit_rate_sim_low = (a->hit_rate_sim_low * before +
+						  b->hit_rate_sim_low * b->halts) / a->halts;
+			a->hit_rate_sim_high = (a->hit_rate_sim_high * before +
+						   b->hit_rate_sim_high * b->halts) / a->halts;
 		}
 		a->poll_cpu_s_low += b->poll_cpu_s_low;
 		a->poll_cpu_s_high += b->poll_cpu_s_high;

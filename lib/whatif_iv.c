@@ -259,7 +259,7 @@ void hs_whatif_iv_row(const struct hs_whatif_iv *iv, unsigned int i, struct hs_w
 	double scale, pt_rate;
 
 	row->hit_rate_low = row->hit_rate_high = row->hit_rate;
-	row->hit_rate_replay_low = row->hit_rate_replay_high = row->hit_rate;
+	row->hit_rate_sim_low = row->hit_rate_sim_high = row->hit_rate;
 	row->poll_cpu_s_low = row->poll_cpu_s_high = row->poll_cpu_s;
 	if (!covered || !iv->snapped || !row->halts)
 		return;
@@ -277,8 +277,8 @@ void hs_whatif_iv_row(const struct hs_whatif_iv *iv, unsigned int i, struct hs_w
 		poll_lo = c < poll_lo ? c : poll_lo;
 		poll_hi = c > poll_hi ? c : poll_hi;
 	}
-	row->hit_rate_replay_low = rate_lo < 0 ? 0 : rate_lo;
-	row->hit_rate_replay_high = rate_hi > 1 ? 1 : rate_hi;
+	row->hit_rate_sim_low = rate_lo < 0 ? 0 : rate_lo;
+	row->hit_rate_sim_high = rate_hi > 1 ? 1 : rate_hi;
 	iv_bounds(row->hit_rate, rate_lo, rate_hi,
 		  M_SQRT2 * hs_spread_margin(&iv->spread[i], iv->counted, HS_SPREAD_HIT_RATE, 1),
 		  &row->hit_rate_low, &row->hit_rate_high, 1.0);

@@ -38,7 +38,7 @@ struct hs_whatif_row {
 	 * the path forks on a few microseconds (a cliff, lib/cliff.c), where
 	 * the full interval may be wide only for a short recording.
 	 */
-	double hit_rate_replay_low, hit_rate_replay_high;
+	double hit_rate_sim_low, hit_rate_sim_high;
 };
 
 /*

@@ -46,7 +46,7 @@ const char *const hs_unknown_reason_names[HS_UNK_COUNT] = {
  * The halt right after lost events stays unknown (its own event may be
  * among the lost). Nothing here grows with the halts.
  */
-void hs_seg_open(struct hs_window_seg *s, int64_t window, uint64_t ts)
+void hs_winstate_open(struct hs_window_seg *s, int64_t window, uint64_t ts)
 {
 	memset(s, 0, sizeof(*s));
 	s->window = window;
@@ -54,7 +54,7 @@ void hs_seg_open(struct hs_window_seg *s, int64_t window, uint64_t ts)
 	s->min_pos_ns = UINT64_MAX;
 }
 
-void hs_seg_add(struct hs_window_seg *s, uint64_t ns, bool waited, bool valid)
+void hs_winstate_add(struct hs_window_seg *s, uint64_t ns, bool waited, bool valid)
 {
 	s->halts++;
 	if (waited)
@@ -72,8 +72,8 @@ void hs_seg_add(struct hs_window_seg *s, uint64_t ns, bool waited, bool valid)
 }
 
 /* By the rules at the top. */
-int64_t hs_seg_decide(const struct hs_window_seg *s, int64_t max, enum hs_window_source *src,
-		      enum hs_unknown_reason *why, bool *lower)
+int64_t hs_winstate_decide(const struct hs_window_seg *s, int64_t max, enum hs_window_source *src,
+			   enum hs_unknown_reason *why, bool *lower)
 {
 	*lower = false;
 	if (s->invalid) {

@@ -56,15 +56,15 @@ struct hs_window_seg {
 	uint64_t min_pos_ns;	/* shortest valid halt with ns > 0, UINT64_MAX none */
 };
 
-void hs_seg_open(struct hs_window_seg *s, int64_t window, uint64_t ts);
+void hs_winstate_open(struct hs_window_seg *s, int64_t window, uint64_t ts);
 /* One halt of the segment (valid: 0 only when the kernel said so). */
-void hs_seg_add(struct hs_window_seg *s, uint64_t ns, bool waited, bool valid);
+void hs_winstate_add(struct hs_window_seg *s, uint64_t ns, bool waited, bool valid);
 /*
  * The window an event-less segment ran under, given the maximum in force
  * (-1 unknown): HS_WINDOW_UNKNOWN with *why when no rule decides; *lower
  * when the result is only a lower bound.
  */
-int64_t hs_seg_decide(const struct hs_window_seg *s, int64_t max, enum hs_window_source *src,
-		      enum hs_unknown_reason *why, bool *lower);
+int64_t hs_winstate_decide(const struct hs_window_seg *s, int64_t max, enum hs_window_source *src,
+			   enum hs_unknown_reason *why, bool *lower);
 
 #endif

@@ -75,7 +75,7 @@ json_t *hs_json_findings_detail(struct hs_jw *j, const struct hs_advice *a)
 json_t *hs_json_guest_advice(struct hs_jw *j, const struct hs_report *rep)
 {
 	const struct hs_advice *a = &rep->guest_advice;
-	const struct hs_haltpoll_params *p = &rep->guest_replayed;
+	const struct hs_haltpoll_params *p = &rep->guest_simulated;
 	json_t *o, *f, *gov;
 
 	if (!a->valid && !a->text && !a->nfindings)

@@ -319,7 +319,7 @@ static void test_guest_suggestion(void)
 	f.rep.n_guest_what_if = 3;
 	f.rep.active_guest_cpus = 1;
 	f.rep.guest_halt_extra_ns = 20000;
-	hs_haltpoll_defaults(&f.rep.guest_replayed);
+	hs_haltpoll_defaults(&f.rep.guest_simulated);
 	advise(&f, "balanced", 0);
 	CHECK(f.rep.guest_advice.valid && f.rep.guest_advice.halt_poll_ns == 50000 &&
 	      !strcmp(f.rep.guest_advice.confidence, "high") &&

@@ -15,12 +15,12 @@ static int64_t decide(const struct halt *h, unsigned int n, int64_t max,
 {
 	struct hs_window_seg s;
 
-	hs_seg_open(&s, HS_WINDOW_UNKNOWN, 0);
+	hs_winstate_open(&s, HS_WINDOW_UNKNOWN, 0);
 	for (unsigned int i = 0; i < n; i++)
-		hs_seg_add(&s, h[i].ns, h[i].waited, h[i].valid);
+		hs_winstate_add(&s, h[i].ns, h[i].waited, h[i].valid);
 	*src = HS_WSRC_COUNT;
 	*why = HS_UNK_COUNT;
-	return hs_seg_decide(&s, max, src, why, lower);
+	return hs_winstate_decide(&s, max, src, why, lower);
 }
 
 int main(void)
