@@ -60,14 +60,14 @@ struct hs_kvmload_vm {
 /* 0 when /dev/kvm can create VMs; else HS_ERR_KVM with the reason. */
 int hs_kvmload_check(struct hs_error *err);
 
+/* The CPUs this process may run on, lowest first, at most max; 0 on error. */
+unsigned int hs_kvmload_allowed_cpus(int *cpus, unsigned int max);
+
 /*
  * Runs the workload to completion. vms has nvms entries and is filled even
  * on failure as far as known. Installs an empty SIGUSR1 handler (no
  * SA_RESTART) used to kick vCPU threads out of KVM_RUN.
  */
-/* The CPUs this process may run on, lowest first, at most max; 0 on error. */
-unsigned int hs_kvmload_allowed_cpus(int *cpus, unsigned int max);
-
 int hs_kvmload_run(const struct hs_kvmload_params *p, struct hs_kvmload_vm *vms,
 		   uint64_t *wall_ns, struct hs_error *err);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * formats/trace/text_read.c against a fake sink that records every call.
+ * The text reader (formats/trace/text_read.c, text_header.c, text_payload.c)
+ * against a fake sink that records every call.
  *
  * Fixtures are generated: a list of "truth" events is printed with the
  * printf formats the kernel (kernel/trace/trace_output.c), trace-cmd
@@ -756,9 +757,10 @@ static void test_sched(void)
 }
 
 /*
- * The kernel's sched_switch is read from its fixed end (hs_txt_sched_switch_tail):
- * names that hold the labels or the arrow, and a negative prio (deadline
- * tasks) that sends the line to the searches, read as those read them.
+ * The kernel's sched_switch is read from its fixed end (txt_sched_switch_tail
+ * in formats/trace/text_payload.c): names that hold the labels or the arrow,
+ * and a negative prio (deadline tasks) that sends the line to the searches,
+ * read as those read them.
  */
 static void test_sched_names(void)
 {
