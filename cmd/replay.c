@@ -211,7 +211,7 @@ int cmd_replay(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	hs_error_clear(&err);
 	/* before reading a long recording: without KVM there is nothing to do */
-	if (!p.predict_only && hs_kvmload_check(&err))
+	if (!p.predict_only && hs_workload_check(&err))
 		return cmd_fail(&err);
 	acct = hs_account_load(&hs_input_source, p.input, &p.acct, &err);
 	if (!acct)

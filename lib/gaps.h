@@ -7,7 +7,7 @@
 #include "error.h"
 
 /*
- * Times between wakes: the patterns the KVM workload (kvmload.h), the
+ * Times between wakes: the patterns the KVM workload (sys/workload.h), the
  * synthetic traces and the replay of a recording draw their gaps from. The
  * same pattern and seed give the same sequence everywhere.
  */

@@ -73,7 +73,7 @@ static void replay_settings(struct hs_replay *r)
 static int replay_pinning(struct hs_replay *r, unsigned int *limit, struct hs_error *err)
 {
 	int cpus[HS_REPLAY_MAX_VCPUS + 1];
-	unsigned int n = hs_kvmload_allowed_cpus(cpus, HS_REPLAY_MAX_VCPUS + 1);
+	unsigned int n = hs_workload_allowed_cpus(cpus, HS_REPLAY_MAX_VCPUS + 1);
 
 	if (r->opts.pin == 1 && n < 2)
 		return hs_error_set(err, HS_ERR_USAGE,
@@ -288,7 +288,7 @@ static double replay_share(double handovers, double halts)
 }
 
 static void replay_sample_handovers(struct hs_replay *r, struct replay_samples *sm,
-				    unsigned int run, const struct hs_kvmload_vm *vms)
+				    unsigned int run, const struct hs_workload_vm *vms)
 {
 	unsigned int runs = r->opts.runs, t = r->nvcpus;
 	uint64_t halts = 0, all = 0;
@@ -341,13 +341,13 @@ static void replay_sample_steal(struct hs_replay *r, struct replay_samples *sm, 
 }
 
 static void replay_sample(struct hs_replay *r, struct replay_samples *sm, unsigned int run,
-			  const struct hs_kvmload_vm *vms)
+			  const struct hs_workload_vm *vms)
 {
 	unsigned int runs = r->opts.runs, t = r->nvcpus;
 	uint64_t halts = 0, hits = 0, poll = 0, cpu = 0;
 
 	for (unsigned int v = 0; v < r->nvcpus; v++) {
-		const struct hs_kvmload_vm *m = &vms[v];
+		const struct hs_workload_vm *m = &vms[v];
 		uint64_t p = m->halt_poll_success_ns + m->halt_poll_fail_ns;
 
 		sm->measured &= m->kvm_stats;
@@ -402,7 +402,7 @@ static bool replay_known_spread(struct hs_replay_spread *sp, const double *x, un
 }
 
 static void replay_summarise(struct hs_replay *r, unsigned int s, const struct replay_samples *sm,
-			     const struct hs_kvmload_vm *vms)
+			     const struct hs_workload_vm *vms)
 {
 	unsigned int runs = r->opts.runs;
 	uint64_t total = 0;
@@ -432,7 +432,7 @@ static void replay_summarise(struct hs_replay *r, unsigned int s, const struct r
 	}
 }
 
-static void replay_params(const struct hs_replay *r, struct hs_kvmload_params *p,
+static void replay_params(const struct hs_replay *r, struct hs_workload_params *p,
 			  struct hs_gap_seq *seqs, int64_t *poll, int *cpus)
 {
 	uint64_t longest = 0;
@@ -498,8 +498,8 @@ static int replay_handover_read(struct hs_replay *r, struct hs_handover *h,
 	return -1;
 }
 
-static int replay_setting(struct hs_replay *r, unsigned int s, struct hs_kvmload_params *p,
-			  int64_t *poll, struct replay_samples *sm, struct hs_kvmload_vm *vms,
+static int replay_setting(struct hs_replay *r, unsigned int s, struct hs_workload_params *p,
+			  int64_t *poll, struct replay_samples *sm, struct hs_workload_vm *vms,
 			  struct hs_error *err)
 {
 	for (unsigned int v = 0; v < r->nvcpus; v++)
@@ -509,7 +509,7 @@ static int replay_setting(struct hs_replay *r, unsigned int s, struct hs_kvmload
 		struct hs_handover *h = replay_handover_start(r);
 		bool steal = r->nsteal && hs_sysinfo_steal_ns(r->steal_before, r->nsteal) > 0;
 		uint64_t wall = 0;
-		int ret = hs_kvmload_run(p, vms, &wall, err);
+		int ret = hs_workload_run(p, vms, &wall, err);
 
 		sm->steal_read = steal && hs_sysinfo_steal_ns(r->steal_after, r->nsteal) > 0;
 		sm->wall_ns = wall;
@@ -546,14 +546,14 @@ static void replay_steal_alloc(struct hs_replay *r)
 int hs_replay_run(struct hs_replay *r, struct hs_error *err)
 {
 	size_t nsamp = (size_t)(r->nvcpus + 1) * r->opts.runs;
-	struct hs_kvmload_params p;
+	struct hs_workload_params p;
 	struct replay_samples sm;
 	struct hs_gap_seq *seqs;
-	struct hs_kvmload_vm *vms;
+	struct hs_workload_vm *vms;
 	int64_t *poll;
 	int *cpus, ret;
 
-	ret = hs_kvmload_check(err);
+	ret = hs_workload_check(err);
 	if (ret)
 		return ret;
 	seqs = calloc(r->nvcpus, sizeof(*seqs));

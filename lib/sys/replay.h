@@ -12,7 +12,7 @@
 /*
  * haltstat replay: the times to wake the what-if derived from a recording
  * (lib/whatif.c keeps them when opts.whatif.keep_gaps is set) are replayed
- * in throwaway VMs (lib/sys/workload.c), one per recorded vCPU, at each setting
+ * in throwaway VMs (lib/sys/workload*.c), one per recorded vCPU, at each setting
  * through KVM_CAP_HALT_POLL, and the real poll hits and polling time are
  * read from each vCPU's KVM statistics, next to the what-if's prediction
  * for the very same sequence of times to wake.

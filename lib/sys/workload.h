@@ -20,9 +20,9 @@
  * trace generator (tests/tools/hs-synth.c) and the replay, so a synthetic
  * and a real run can be compared.
  */
-struct hs_kvmload_params {
+struct hs_workload_params {
 	unsigned int nvms;
-	uint64_t halts;			/* per VM, 1 .. HS_KVMLOAD_MAX_HALTS */
+	uint64_t halts;			/* per VM, 1 .. HS_WORKLOAD_MAX_HALTS */
 	struct hs_gap_pattern gaps;
 	const int64_t *halt_poll_ns;	/* nvms entries: KVM_CAP_HALT_POLL, -1 keeps the module's; or NULL */
 	int waker_cpu;			/* -1: not pinned */
@@ -37,9 +37,9 @@ struct hs_kvmload_params {
 	const volatile sig_atomic_t *interrupted;
 };
 
-#define HS_KVMLOAD_MAX_HALTS 4000000000ull
+#define HS_WORKLOAD_MAX_HALTS 4000000000ull
 
-struct hs_kvmload_vm {
+struct hs_workload_vm {
 	int pid;			/* process holding the VM */
 	int tid;			/* its vCPU thread */
 	char comm[16];			/* the vCPU thread's name, e.g. "CPU N/KVM" */
@@ -58,17 +58,17 @@ struct hs_kvmload_vm {
 };
 
 /* 0 when /dev/kvm can create VMs; else HS_ERR_KVM with the reason. */
-int hs_kvmload_check(struct hs_error *err);
+int hs_workload_check(struct hs_error *err);
 
 /* The CPUs this process may run on, lowest first, at most max; 0 on error. */
-unsigned int hs_kvmload_allowed_cpus(int *cpus, unsigned int max);
+unsigned int hs_workload_allowed_cpus(int *cpus, unsigned int max);
 
 /*
  * Runs the workload to completion. vms has nvms entries and is filled even
  * on failure as far as known. Installs an empty SIGUSR1 handler (no
  * SA_RESTART) used to kick vCPU threads out of KVM_RUN.
  */
-int hs_kvmload_run(const struct hs_kvmload_params *p, struct hs_kvmload_vm *vms,
-		   uint64_t *wall_ns, struct hs_error *err);
+int hs_workload_run(const struct hs_workload_params *p, struct hs_workload_vm *vms,
+		    uint64_t *wall_ns, struct hs_error *err);
 
 #endif

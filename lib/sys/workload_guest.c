@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "workload_priv.h"
+#include "workload_state.h"
 #include "../vmm.h"
 
 #define KL_MEM		0x10000
@@ -66,7 +66,7 @@ static const uint8_t kl_code[] = {
 
 /* ---- VM setup ---- */
 
-int hs_kvmload_open_kvm(int *fd, size_t *run_size, struct hs_error *err)
+int hs_workload_open_kvm(int *fd, size_t *run_size, struct hs_error *err)
 {
 	int r;
 
@@ -198,8 +198,8 @@ static void kl_vm_stats_start(struct kl_vm *vm)
 }
 
 /* Order matters: the irqchip must exist before the vCPU is created. */
-int hs_kvmload_vm_setup(struct kl_vm *vm, int kvm_fd, size_t run_size, int64_t poll_ns,
-			struct hs_error *err)
+int hs_workload_vm_setup(struct kl_vm *vm, int kvm_fd, size_t run_size, int64_t poll_ns,
+			 struct hs_error *err)
 {
 	void *run;
 	int r;
@@ -229,7 +229,7 @@ int hs_kvmload_vm_setup(struct kl_vm *vm, int kvm_fd, size_t run_size, int64_t p
 	return kl_vcpu_regs(vm, err);
 }
 
-void hs_kvmload_vm_teardown(struct kl_vm *vm)
+void hs_workload_vm_teardown(struct kl_vm *vm)
 {
 	hs_kvm_stats_close(&vm->stats);
 	if (vm->run)
@@ -304,7 +304,7 @@ static int kl_vcpu_loop(struct kl_vm *vm)
 	}
 }
 
-void *hs_kvmload_vcpu_main(void *arg)
+void *hs_workload_vcpu_main(void *arg)
 {
 	struct kl_vm *vm = arg;
 	uint64_t cpu0;
@@ -336,7 +336,7 @@ void *hs_kvmload_vcpu_main(void *arg)
 
 static void kl_vm_stats_end(struct kl_vm *vm)
 {
-	struct hs_kvmload_vm *o = vm->out;
+	struct hs_workload_vm *o = vm->out;
 	uint64_t v[HS_KVM_STAT_N], d[HS_KVM_STAT_N];
 	struct hs_error e;
 
@@ -353,7 +353,7 @@ static void kl_vm_stats_end(struct kl_vm *vm)
 	o->kvm_stats = true;
 }
 
-void hs_kvmload_vm_collect(struct kl_vm *vm)
+void hs_workload_vm_collect(struct kl_vm *vm)
 {
 	kl_vm_stats_end(vm);
 	vm->out->halts = kl_seq(vm);

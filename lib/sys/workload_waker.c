@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "workload_priv.h"
+#include "workload_state.h"
 
 /* The spin-wait hint: a sibling hyperthread may be running the vCPU. */
 static void kl_relax(void)
@@ -83,7 +83,7 @@ static int kl_waker_step(struct kl_group *g, struct kl_vm *vm, uint64_t now,
 	return kl_irq0(vm, &g->err) ? -1 : 0;
 }
 
-void hs_kvmload_group_stop(struct kl_group *g)
+void hs_workload_group_stop(struct kl_group *g)
 {
 	for (unsigned int i = 0; i < g->n; i++) {
 		struct kl_vm *vm = &g->vms[i];
@@ -150,7 +150,7 @@ static int kl_waker_loop(struct kl_group *g)
 	return 0;
 }
 
-void *hs_kvmload_waker_main(void *arg)
+void *hs_workload_waker_main(void *arg)
 {
 	struct kl_group *g = arg;
 
@@ -159,7 +159,7 @@ void *hs_kvmload_waker_main(void *arg)
 	if (kl_pin_self(g->waker_cpu, &g->err) || kl_waker_loop(g))
 		g->rc = g->err.code ? g->err.code : HS_ERR_RUNTIME;
 	if (g->rc)
-		hs_kvmload_group_stop(g);
+		hs_workload_group_stop(g);
 	return NULL;
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hs-workload: drive K tiny KVM guests that halt on cue (lib/sys/workload.c) and
+ * hs-workload: drive K tiny KVM guests that halt on cue (lib/sys/workload*.c) and
  * print, as one JSON line, what they did: per VM the pid, the vCPU thread,
  * the halts the guest counted, the vCPU thread's CPU time and KVM's own
  * halt-polling statistics of the vCPU (poll hits, polling time).
@@ -20,7 +20,7 @@
 #define MAX_VMS 256
 
 struct wl_opts {
-	struct hs_kvmload_params p;
+	struct hs_workload_params p;
 	const char *gaps;
 	const char *poll;
 	const char *vcpu_cpus;
@@ -98,7 +98,7 @@ static int wl_poll_list(struct wl_opts *o)
 static int wl_pinning(struct wl_opts *o)
 {
 	int allowed[MAX_VMS], list[MAX_VMS], n = 0;
-	int na = (int)hs_kvmload_allowed_cpus(allowed, MAX_VMS);
+	int na = (int)hs_workload_allowed_cpus(allowed, MAX_VMS);
 
 	if (o->no_pin)
 		return 0;
@@ -200,7 +200,7 @@ static int wl_parse(int argc, char **argv, struct wl_opts *o)
 		case 'K': {
 			struct hs_error kerr = { 0 };
 
-			if (hs_kvmload_check(&kerr))
+			if (hs_workload_check(&kerr))
 				exit(wl_fail(&kerr));
 			exit(0);
 		}
@@ -238,7 +238,7 @@ static long long wl_module_poll_ns(void)
 }
 
 /* KVM's own counters over the run (Linux 5.14+), null when unreadable. */
-static void wl_print_stats(FILE *f, const struct hs_kvmload_vm *v)
+static void wl_print_stats(FILE *f, const struct hs_workload_vm *v)
 {
 	if (!v->kvm_stats) {
 		fprintf(f, "\"kvm_stats\":null");
@@ -269,7 +269,7 @@ static void wl_print_handovers(FILE *f, const struct wl_opts *o, const uint64_t 
 		fprintf(f, ",\"handovers\":%llu", (unsigned long long)cpu[c]);
 }
 
-static int wl_print(const struct wl_opts *o, const struct hs_kvmload_vm *vms, uint64_t wall_ns,
+static int wl_print(const struct wl_opts *o, const struct hs_workload_vm *vms, uint64_t wall_ns,
 		    const uint64_t *cpu_handovers, unsigned int ncpus)
 {
 	FILE *f = o->out ? fopen(o->out, "w") : stdout;
@@ -319,7 +319,7 @@ static int wl_print(const struct wl_opts *o, const struct hs_kvmload_vm *vms, ui
 int main(int argc, char **argv)
 {
 	static struct wl_opts o;
-	struct hs_kvmload_vm *vms;
+	struct hs_workload_vm *vms;
 	struct hs_error err;
 	struct hs_handover *ho = NULL;
 	uint64_t wall_ns = 0, *cpu;
@@ -345,7 +345,7 @@ int main(int argc, char **argv)
 			return wl_fail(&err);
 		}
 	}
-	r = hs_kvmload_run(&o.p, vms, &wall_ns, &err);
+	r = hs_workload_run(&o.p, vms, &wall_ns, &err);
 	ncpus = ho ? hs_handover_ncpus(ho) : 0;
 	cpu = ho ? calloc(ncpus ? ncpus : 1, sizeof(*cpu)) : NULL;
 	if (cpu && hs_handover_counts(ho, cpu, ncpus) < 0) {

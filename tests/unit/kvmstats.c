@@ -2,7 +2,7 @@
 /*
  * KVM binary statistics parsing, on a file laid out as the KVM API
  * documents the stats fd (header, descriptors, data), and the recorded gap
- * sequences of lib/sys/workload.c's generator.
+ * sequences of lib/sys/workload*.c's generator.
  */
 #include <linux/kvm.h>
 #include <stdint.h>

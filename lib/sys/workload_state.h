@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef HS_WORKLOAD_PRIV_H
-#define HS_WORKLOAD_PRIV_H
+#ifndef HS_WORKLOAD_STATE_H
+#define HS_WORKLOAD_STATE_H
 
 /*
- * Shared by workload.c (a group of VMs, one process per VM, the public
+ * Shared by workload_group.c (a group of VMs, one process per VM, the public
  * calls) and the parts it runs: workload_guest.c (the guest, its VM and
  * its vCPU thread) and workload_waker.c (the thread that wakes them).
- * The parts include this and never each other or workload.c.
+ * The parts include this and never each other or workload_group.c.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -55,7 +55,7 @@ struct kl_vm {
 	atomic_int state;
 	atomic_bool stop;
 	struct hs_error err;
-	struct hs_kvmload_vm *out;
+	struct hs_workload_vm *out;
 };
 
 /* The VMs of one process and their waker. */
@@ -121,21 +121,21 @@ static inline uint32_t kl_seq(const struct kl_vm *vm)
 /* ---- workload_guest.c ---- */
 
 /* Opens /dev/kvm and checks its API; *run_size: the vCPU mapping's size. */
-int hs_kvmload_open_kvm(int *fd, size_t *run_size, struct hs_error *err);
+int hs_workload_open_kvm(int *fd, size_t *run_size, struct hs_error *err);
 /* The VM, its memory with the guest in it, its vCPU at the guest's entry. */
-int hs_kvmload_vm_setup(struct kl_vm *vm, int kvm_fd, size_t run_size, int64_t poll_ns,
-			struct hs_error *err);
-void hs_kvmload_vm_teardown(struct kl_vm *vm);
+int hs_workload_vm_setup(struct kl_vm *vm, int kvm_fd, size_t run_size, int64_t poll_ns,
+			 struct hs_error *err);
+void hs_workload_vm_teardown(struct kl_vm *vm);
 /* pthread entry: runs vm's vCPU until the guest is done or vm->stop. */
-void *hs_kvmload_vcpu_main(void *arg);
+void *hs_workload_vcpu_main(void *arg);
 /* Once its thread is joined: what the guest and KVM counted, into vm->out. */
-void hs_kvmload_vm_collect(struct kl_vm *vm);
+void hs_workload_vm_collect(struct kl_vm *vm);
 
 /* ---- workload_waker.c ---- */
 
 /* pthread entry: wakes g's VMs after each gap until all are done; g->rc. */
-void *hs_kvmload_waker_main(void *arg);
+void *hs_workload_waker_main(void *arg);
 /* Makes every started vCPU thread of g leave KVM_RUN and return. */
-void hs_kvmload_group_stop(struct kl_group *g);
+void hs_workload_group_stop(struct kl_group *g);
 
 #endif

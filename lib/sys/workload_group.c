@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "workload_priv.h"
+#include "workload_state.h"
 
 /* ---- running a group of VMs in this process ---- */
 
@@ -42,10 +42,10 @@ static int kl_group_start(struct kl_group *g, struct hs_error *err)
 {
 	for (unsigned int i = 0; i < g->n; i++) {
 		struct kl_vm *vm = &g->vms[i];
-		int r = pthread_create(&vm->thread, NULL, hs_kvmload_vcpu_main, vm);
+		int r = pthread_create(&vm->thread, NULL, hs_workload_vcpu_main, vm);
 
 		if (r) {
-			hs_kvmload_group_stop(g);
+			hs_workload_group_stop(g);
 			for (unsigned int j = 0; j < i; j++)
 				pthread_join(g->vms[j].thread, NULL);
 			return hs_error_set(err, HS_ERR_RUNTIME, "pthread_create: %s", strerror(r));
@@ -58,10 +58,10 @@ static int kl_group_start(struct kl_group *g, struct hs_error *err)
 static int kl_group_join(struct kl_group *g, struct hs_error *err)
 {
 	pthread_t waker;
-	int r = pthread_create(&waker, NULL, hs_kvmload_waker_main, g);
+	int r = pthread_create(&waker, NULL, hs_workload_waker_main, g);
 
 	if (r) {
-		hs_kvmload_group_stop(g);
+		hs_workload_group_stop(g);
 		hs_error_set(err, HS_ERR_RUNTIME, "pthread_create: %s", strerror(r));
 	} else {
 		pthread_join(waker, NULL);
@@ -73,7 +73,7 @@ static int kl_group_join(struct kl_group *g, struct hs_error *err)
 
 		if (vm->started)
 			pthread_join(vm->thread, NULL);
-		hs_kvmload_vm_collect(vm);
+		hs_workload_vm_collect(vm);
 	}
 	return r ? HS_ERR_RUNTIME : g->rc;
 }
@@ -83,12 +83,12 @@ static int kl_group_run(struct kl_group *g, const int64_t *poll, struct hs_error
 	size_t run_size = 0;
 	int kvm_fd, r;
 
-	r = hs_kvmload_open_kvm(&kvm_fd, &run_size, err);
+	r = hs_workload_open_kvm(&kvm_fd, &run_size, err);
 	if (r)
 		return r;
 	for (unsigned int i = 0; i < g->n && !r; i++) {
 		g->vms[i].out->halt_poll_ns = poll ? poll[i] : -1;
-		r = hs_kvmload_vm_setup(&g->vms[i], kvm_fd, run_size, poll ? poll[i] : -1, err);
+		r = hs_workload_vm_setup(&g->vms[i], kvm_fd, run_size, poll ? poll[i] : -1, err);
 	}
 	if (!r)
 		r = kl_signal_setup(err);
@@ -97,13 +97,13 @@ static int kl_group_run(struct kl_group *g, const int64_t *poll, struct hs_error
 	if (!r)
 		r = kl_group_join(g, err);
 	for (unsigned int i = 0; i < g->n; i++)
-		hs_kvmload_vm_teardown(&g->vms[i]);
+		hs_workload_vm_teardown(&g->vms[i]);
 	close(kvm_fd);
 	return r;
 }
 
-static void kl_vm_init(struct kl_vm *vm, const struct hs_kvmload_params *p, unsigned int index,
-		       unsigned int stream, struct hs_kvmload_vm *out)
+static void kl_vm_init(struct kl_vm *vm, const struct hs_workload_params *p, unsigned int index,
+		       unsigned int stream, struct hs_workload_vm *out)
 {
 	memset(vm, 0, sizeof(*vm));
 	vm->index = index;
@@ -133,7 +133,7 @@ static int kl_set_comm(const char *name, struct hs_error *err)
 	return 0;
 }
 
-static int kl_run_inproc(const struct hs_kvmload_params *p, struct hs_kvmload_vm *vms,
+static int kl_run_inproc(const struct hs_workload_params *p, struct hs_workload_vm *vms,
 			 unsigned int first, unsigned int n, unsigned int name_base,
 			 struct hs_error *err)
 {
@@ -158,13 +158,13 @@ static int kl_run_inproc(const struct hs_kvmload_params *p, struct hs_kvmload_vm
 /* ---- one process per VM ---- */
 
 struct kl_child {
-	struct hs_kvmload_vm vm;
+	struct hs_workload_vm vm;
 	struct hs_error err;
 	int rc;
 };
 
-static void kl_child_main(const struct hs_kvmload_params *p, struct kl_child *shared,
-			  struct hs_kvmload_vm *vms, unsigned int i)
+static void kl_child_main(const struct hs_workload_params *p, struct kl_child *shared,
+			  struct hs_workload_vm *vms, unsigned int i)
 {
 	struct hs_error err;
 	int r;
@@ -181,7 +181,7 @@ static void kl_child_main(const struct hs_kvmload_params *p, struct kl_child *sh
 	_exit(r ? 1 : 0);
 }
 
-static int kl_run_forked(const struct hs_kvmload_params *p, struct hs_kvmload_vm *vms,
+static int kl_run_forked(const struct hs_workload_params *p, struct hs_workload_vm *vms,
 			 struct hs_error *err)
 {
 	size_t sz = sizeof(struct kl_child) * p->nvms;
@@ -227,12 +227,12 @@ static int kl_run_forked(const struct hs_kvmload_params *p, struct hs_kvmload_vm
 
 /* ---- public ---- */
 
-int hs_kvmload_check(struct hs_error *err)
+int hs_workload_check(struct hs_error *err)
 {
 	size_t run_size;
 	int fd, vm, r;
 
-	r = hs_kvmload_open_kvm(&fd, &run_size, err);
+	r = hs_workload_open_kvm(&fd, &run_size, err);
 	if (r)
 		return r;
 	vm = kl_ioctl(fd, KVM_CREATE_VM, 0);
@@ -244,26 +244,26 @@ int hs_kvmload_check(struct hs_error *err)
 	return r;
 }
 
-static int kl_params_check(const struct hs_kvmload_params *p, struct hs_error *err)
+static int kl_params_check(const struct hs_workload_params *p, struct hs_error *err)
 {
 	if (!p->nvms)
 		return hs_error_set(err, HS_ERR_USAGE, "need at least one VM");
 	for (unsigned int i = 0; p->seqs && i < p->nvms; i++)
-		if (!p->seqs[i].n || p->seqs[i].n > HS_KVMLOAD_MAX_HALTS || !p->seqs[i].ns)
+		if (!p->seqs[i].n || p->seqs[i].n > HS_WORKLOAD_MAX_HALTS || !p->seqs[i].ns)
 			return hs_error_set(err, HS_ERR_USAGE, "VM %u: gap sequence must hold 1..%llu gaps",
-					    i, HS_KVMLOAD_MAX_HALTS);
+					    i, HS_WORKLOAD_MAX_HALTS);
 	if (p->seqs)
 		return 0;
-	if (!p->halts || p->halts > HS_KVMLOAD_MAX_HALTS)
+	if (!p->halts || p->halts > HS_WORKLOAD_MAX_HALTS)
 		return hs_error_set(err, HS_ERR_USAGE, "halts per VM must be 1..%llu",
-				    HS_KVMLOAD_MAX_HALTS);
+				    HS_WORKLOAD_MAX_HALTS);
 	if (!p->gaps.n)
 		return hs_error_set(err, HS_ERR_USAGE, "missing gap pattern");
 	return 0;
 }
 
-int hs_kvmload_run(const struct hs_kvmload_params *p, struct hs_kvmload_vm *vms,
-		   uint64_t *wall_ns, struct hs_error *err)
+int hs_workload_run(const struct hs_workload_params *p, struct hs_workload_vm *vms,
+		    uint64_t *wall_ns, struct hs_error *err)
 {
 	uint64_t t0 = kl_now();
 	int r;
@@ -284,7 +284,7 @@ int hs_kvmload_run(const struct hs_kvmload_params *p, struct hs_kvmload_vm *vms,
 	return r;
 }
 
-unsigned int hs_kvmload_allowed_cpus(int *cpus, unsigned int max)
+unsigned int hs_workload_allowed_cpus(int *cpus, unsigned int max)
 {
 	cpu_set_t set;
 	unsigned int n = 0;
