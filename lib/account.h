@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "error.h"
 #include "event.h"
 #include "guest_whatif.h"
 #include "hist.h"

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "account_state.h"
 
 static int hs_carry_vcpu(struct hs_account *n, const struct hs_vcpu_acct *p, uint64_t ts)
@@ -15,7 +16,7 @@ static int hs_carry_vcpu(struct hs_account *n, const struct hs_vcpu_acct *p, uin
 	struct hs_vcpu_acct *v = hs_vcpu_get(n, p->tid, ts);
 
 	if (!v)
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	v->window = p->window;
 	v->seg.window = p->window;
 	v->vcpu_id = p->vcpu_id;
@@ -32,7 +33,7 @@ static int hs_carry_guest(struct hs_account *n, const struct hs_guest_cpu_acct *
 	struct hs_guest_cpu_acct *g = hs_guest_get(n, p->cpu, ts);
 
 	if (!g)
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	g->cur_state = p->cur_state;
 	g->cur_since = ts;
 	g->last_exit_state = p->last_exit_state;
@@ -65,10 +66,10 @@ int hs_account_carry(struct hs_account *n, const struct hs_account *p, uint64_t 
 		hs_account_process(n, p->procs[i].tgid, p->procs[i].comm, p->procs[i].vm_name);
 	for (i = 0; i < p->nvcpus; i++)
 		if (hs_carry_vcpu(n, p->vcpus[i], ts))
-			return -ENOMEM;
+			return HS_ERR_RUNTIME;
 	for (i = 0; i < p->nguest; i++)
 		if (hs_carry_guest(n, &p->guest[i], ts))
-			return -ENOMEM;
+			return HS_ERR_RUNTIME;
 	return 0;
 }
 
@@ -124,7 +125,7 @@ static int hs_absorb_vcpus(struct hs_account *a, struct hs_account *from)
 	struct hs_imap map = { 0 };
 
 	if (!all)
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	while (i < a->nvcpus || j < from->nvcpus) {
 		bool mine = j == from->nvcpus ||
 			    (i < a->nvcpus && a->vcpus[i]->first_ts <= from->vcpus[j]->first_ts);
@@ -133,7 +134,7 @@ static int hs_absorb_vcpus(struct hs_account *a, struct hs_account *from)
 		if (hs_imap_put(&map, v->tid, k)) {
 			hs_imap_free(&map);
 			free(all);
-			return -ENOMEM;
+			return HS_ERR_RUNTIME;
 		}
 		all[k++] = v;
 	}
@@ -153,7 +154,7 @@ static int hs_absorb_guest(struct hs_account *a, struct hs_account *from)
 	struct hs_imap map = { 0 };
 
 	if (!all)
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	while (i < a->nguest || j < from->nguest) {
 		bool mine = j == from->nguest ||
 			    (i < a->nguest && a->guest[i].first_ts <= from->guest[j].first_ts);
@@ -162,7 +163,7 @@ static int hs_absorb_guest(struct hs_account *a, struct hs_account *from)
 		if (hs_imap_put(&map, all[k].cpu, k)) {
 			hs_imap_free(&map);
 			free(all);
-			return -ENOMEM;
+			return HS_ERR_RUNTIME;
 		}
 		k++;
 	}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "account_state.h"
 
 /*
@@ -52,7 +53,7 @@ int hs_account_sched(struct hs_account *a, const struct hs_event *ev)
 	if (!a->runq) {
 		a->runq = hs_runq_alloc();
 		if (!a->runq)
-			return -ENOMEM;
+			return HS_ERR_RUNTIME;
 	}
 	if (ev->kind == HS_EV_SCHED_SWITCH)
 		hs_account_slept(a, ev);

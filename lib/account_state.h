@@ -5,6 +5,7 @@
 #include <errno.h>
 
 /* What the account*.c files share; not a public interface. */
+#include "error.h"
 #include "account.h"
 #include "intmap.h"
 #include "runq.h"
@@ -80,7 +81,7 @@ static inline bool hs_account_full(const struct hs_account *a, unsigned int n, u
 static inline int hs_account_over(struct hs_account *a, unsigned int n, unsigned int max)
 {
 	if (!hs_account_full(a, n, max))
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	a->meta.over_limit_events++;
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "account_state.h"
 #include "evdecode.h"
 
@@ -130,13 +131,13 @@ static bool hs_account_in_range(struct hs_account *a, uint64_t ts)
 	return !a->opts.end_ns || rel < a->opts.end_ns;
 }
 
-/* Returns 0, -EINVAL for an unknown kind, -ENOMEM. Events outside start/end are dropped. */
+/* HS_OK, HS_ERR_INPUT for an unknown kind, HS_ERR_RUNTIME out of memory. Events outside start/end are dropped. */
 int hs_account_event(struct hs_account *a, const struct hs_event *ev)
 {
 	int ret;
 
 	if (ev->kind < HS_EV_VCPU_WAKEUP || ev->kind > HS_EV_ANALYSED_LAST)
-		return -EINVAL;
+		return HS_ERR_INPUT;
 	if (!hs_account_in_range(a, ev->ts))
 		return 0;
 	if (ev->kind == HS_EV_VCPU_WAKEUP || ev->kind == HS_EV_HALT_POLL_NS)

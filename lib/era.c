@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <strings.h>
 
+#include "error.h"
 #include "era.h"
 
 const struct hs_era hs_kernel_eras[HS_ERA_COUNT] = {
@@ -43,7 +44,7 @@ int hs_kernel_era_parse(const char *name, enum hs_kernel_era *era)
 	unsigned int a, b;
 
 	if (!name)
-		return -1;
+		return HS_ERR_USAGE;
 	for (unsigned int i = 0; i < HS_ERA_COUNT; i++) {
 		if (!strcasecmp(name, hs_kernel_eras[i].name)) {
 			*era = (enum hs_kernel_era)i;
@@ -51,7 +52,7 @@ int hs_kernel_era_parse(const char *name, enum hs_kernel_era *era)
 		}
 	}
 	if (!hs_release_parse(name, &a, &b))
-		return -1;
+		return HS_ERR_USAGE;
 	*era = hs_kernel_era_from_release(name);
 	return 0;
 }

@@ -3,6 +3,8 @@
 #define HS_ERA_H
 
 #include <stdbool.h>
+
+#include "error.h"
 #include <stdint.h>
 
 /*

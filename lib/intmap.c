@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "intmap.h"
 
 static void hs_imap_insert(struct hs_imap *m, int key, uint32_t val)
@@ -23,13 +24,13 @@ static int hs_imap_grow(struct hs_imap *m)
 	unsigned int i;
 
 	if (bigger.cap > (1u << 30))
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	bigger.keys = calloc(bigger.cap, sizeof(*bigger.keys));
 	bigger.vals = calloc(bigger.cap, sizeof(*bigger.vals));
 	if (!bigger.keys || !bigger.vals) {
 		free(bigger.keys);
 		free(bigger.vals);
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	}
 	for (i = 0; i < m->cap; i++)
 		if (m->vals[i])
@@ -44,7 +45,7 @@ int hs_imap_put(struct hs_imap *m, int key, unsigned int idx)
 {
 	/* keep the load under one half so probes stay short */
 	if ((m->n + 1) * 2 > m->cap && hs_imap_grow(m))
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	hs_imap_insert(m, key, idx + 1);
 	return 0;
 }
@@ -64,11 +65,11 @@ int hs_array_reserve(void **arr, unsigned int *cap, unsigned int n, size_t elem)
 	if (n < *cap)
 		return 0;
 	if (*cap > UINT_MAX / 4)
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	ncap = *cap ? *cap * 2 : 16;
 	p = realloc(*arr, (size_t)ncap * elem);
 	if (!p)
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	*arr = p;
 	*cap = ncap;
 	return 0;

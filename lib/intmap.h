@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+
 /*
  * Small open-addressing maps from an int key (a thread id, a CPU) to an
  * index into the caller's array, and growable arrays: the lookups behind
@@ -37,11 +39,11 @@ static inline long hs_imap_get(const struct hs_imap *m, int key)
 	return -1;
 }
 
-/* Maps key to idx; -ENOMEM when the map cannot grow. */
+/* Maps key to idx; HS_ERR_RUNTIME when the map cannot grow. */
 int hs_imap_put(struct hs_imap *m, int key, unsigned int idx);
 void hs_imap_free(struct hs_imap *m);
 
-/* Makes room for one more element in a growable array: 0 or -ENOMEM. */
+/* Makes room for one more element in a growable array: HS_OK or HS_ERR_RUNTIME. */
 int hs_array_reserve(void **arr, unsigned int *cap, unsigned int n, size_t elem);
 
 /*

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "report_build.h"
 #include "report_group.h"
 #include "report_select.h"
@@ -34,7 +35,7 @@ static int hs_vcpu_linear(struct hs_report_vcpu *r, const struct hs_vcpu_acct *v
 	r->linear.entries = o->linear_entries;
 	r->linear.poll = hs_u64_dup(v->linear_poll, n);
 	r->linear.wait = hs_u64_dup(v->linear_wait, n);
-	return r->linear.poll && r->linear.wait ? 0 : -ENOMEM;
+	return r->linear.poll && r->linear.wait ? 0 : HS_ERR_RUNTIME;
 }
 
 static void hs_vcpu_whatif(struct hs_report_vcpu *r, const struct hs_vcpu_acct *v)
@@ -86,7 +87,7 @@ static int hs_vcpu_fill(struct hs_report_vcpu *r, const struct hs_sel *s,
 	r->suggested_row = -1;
 	r->hist = malloc(sizeof(*r->hist));
 	if (!r->hist)
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	*r->hist = v->all;
 	return hs_vcpu_linear(r, v, hs_account_options(acct));
 }
@@ -97,10 +98,10 @@ static int hs_report_vcpus(struct hs_report *rep, const struct hs_account *acct,
 	struct hs_sel *sel;
 	int n = hs_report_select(acct, filter, &sel);
 	unsigned int i;
-	int ret = -ENOMEM;
+	int ret = HS_ERR_RUNTIME;
 
 	if (n < 0)
-		return n;
+		return HS_ERR_RUNTIME;
 	*filtered_out = n == 0 && hs_filter_active(filter) && hs_account_nvcpus(acct);
 	rep->vcpus = calloc((size_t)n + 1, sizeof(*rep->vcpus));
 	if (!rep->vcpus)
@@ -208,7 +209,7 @@ static int hs_report_guest(struct hs_report *rep, const struct hs_account *acct)
 
 	rep->guest = calloc(n + 1, sizeof(*rep->guest));
 	if (!rep->guest)
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	for (i = 0; i < n; i++) {
 		const struct hs_guest_cpu_acct *g = hs_account_guest(acct, i);
 		struct hs_report_guest_cpu *r = &rep->guest[i];
@@ -232,7 +233,7 @@ static int hs_report_guest(struct hs_report *rep, const struct hs_account *acct)
 	return 0;
 }
 
-/* Returns 0 or -ENOMEM (rep is then freed and empty). acct must be finished. */
+/* HS_OK, or HS_ERR_RUNTIME out of memory (rep is then freed and empty). acct must be finished. */
 int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
 		    const struct hs_report_filter *filter)
 {
@@ -243,7 +244,7 @@ int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
 	if (hs_report_vcpus(rep, acct, filter, &filtered_out) || hs_report_guest(rep, acct) ||
 	    (filter && filter->threads && hs_report_threads(rep, acct))) {
 		hs_report_free(rep);
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	}
 	hs_report_rates(rep, rep->duration_s);
 	hs_report_warnings(rep, acct, filter, filtered_out);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "report_group.h"
 #include "report_stats.h"
 
@@ -116,7 +117,7 @@ static void hs_report_group(struct hs_report *rep, const struct hs_sel *sel,
 int hs_report_vms(struct hs_report *rep, const struct hs_sel *sel)
 {
 	struct hs_agg *vm = calloc(1, sizeof(*vm)), *host = calloc(1, sizeof(*host));
-	int ret = -ENOMEM;
+	int ret = HS_ERR_RUNTIME;
 
 	rep->vms = calloc(hs_count_vms(sel, rep->nvcpus) + 1, sizeof(*rep->vms));
 	if (!vm || !host || !rep->vms)
@@ -159,7 +160,7 @@ int hs_vm_linear(const struct hs_report *rep, struct hs_report_vm *vm)
 	sum->poll = calloc(ref->entries + 1, sizeof(uint64_t));
 	sum->wait = calloc(ref->entries + 1, sizeof(uint64_t));
 	if (!sum->poll || !sum->wait)
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	sum->bucket_ns = ref->bucket_ns;
 	sum->entries = ref->entries;
 	for (unsigned int i = 0; i < rep->nvcpus; i++) {
@@ -206,7 +207,7 @@ int hs_report_order(struct hs_report *rep)
 	rep->vm_order = calloc(rep->nvms + 1, sizeof(*rep->vm_order));
 	rep->vcpu_order = calloc(rep->nvcpus + 1, sizeof(*rep->vcpu_order));
 	if (!rep->vm_order || !rep->vcpu_order)
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	for (unsigned int i = 0; i < rep->nvms; i++)
 		rep->vm_order[i] = i;
 	for (unsigned int i = 0; i < rep->nvcpus; i++)

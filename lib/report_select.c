@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "report_select.h"
 #include "vmm.h"
 
@@ -59,7 +60,7 @@ int hs_report_threads(struct hs_report *rep, const struct hs_account *acct)
 
 	rep->threads = calloc(n + 1, sizeof(*rep->threads));
 	if (!rep->threads)
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	for (unsigned int i = 0; i < n; i++) {
 		const struct hs_thread_info *t = hs_account_thread_at(acct, i);
 		const struct hs_vcpu_acct *v = hs_account_vcpu_of(acct, t->tid);
@@ -124,7 +125,7 @@ static int hs_sel_cmp(const void *pa, const void *pb)
 	return (a->v->tid > b->v->tid) - (a->v->tid < b->v->tid);
 }
 
-/* Returns the number selected, or -ENOMEM. */
+/* The number selected, or -1 out of memory. */
 int hs_report_select(const struct hs_account *acct, const struct hs_report_filter *f,
 		     struct hs_sel **out)
 {
@@ -132,7 +133,7 @@ int hs_report_select(const struct hs_account *acct, const struct hs_report_filte
 	struct hs_sel *sel = calloc(n ? n : 1, sizeof(*sel));
 
 	if (!sel)
-		return -ENOMEM;
+		return -1;
 	for (i = 0; i < n; i++) {
 		const struct hs_vcpu_acct *v = hs_account_vcpu(acct, i);
 

@@ -23,7 +23,7 @@ int hs_report_threads(struct hs_report *rep, const struct hs_account *acct);
 /* The filter asks for something (a pid, VM or vCPU). */
 bool hs_filter_active(const struct hs_report_filter *f);
 
-/* The vCPU threads f selects, identified and sorted by VM, into *out: how many, or -ENOMEM. */
+/* The vCPU threads f selects, identified and sorted by VM, into *out: how many, -1 out of memory. */
 int hs_report_select(const struct hs_account *acct, const struct hs_report_filter *f,
 		     struct hs_sel **out);
 

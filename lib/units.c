@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "units.h"
 
 int hs_parse_u64(const char *s, uint64_t *v)
@@ -13,11 +14,11 @@ int hs_parse_u64(const char *s, uint64_t *v)
 	unsigned long long x;
 
 	if (!s || !isdigit((unsigned char)s[0]))
-		return -1;
+		return HS_ERR_USAGE;
 	errno = 0;
 	x = strtoull(s, &end, 10);
 	if (errno || *end)
-		return -1;
+		return HS_ERR_USAGE;
 	*v = x;
 	return 0;
 }
@@ -36,21 +37,21 @@ int hs_parse_duration_ns(const char *s, uint64_t *ns)
 	double x;
 
 	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
-		return -1;
+		return HS_ERR_USAGE;
 	errno = 0;
 	x = strtod(s, &end);
 	if (errno || end == s || !isfinite(x) || x < 0)
-		return -1;
+		return HS_ERR_USAGE;
 	for (size_t i = 0; i < sizeof(duration_units) / sizeof(duration_units[0]); i++) {
 		if (strcmp(end, duration_units[i].suffix))
 			continue;
 		x *= duration_units[i].ns;
 		if (x >= 18e18)
-			return -1;
+			return HS_ERR_USAGE;
 		*ns = (uint64_t)x;
 		return 0;
 	}
-	return -1;
+	return HS_ERR_USAGE;
 }
 
 static int parse_list(const char *s, uint64_t *vals, int max, uint64_t limit)

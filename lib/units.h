@@ -4,7 +4,12 @@
 
 #include <stdint.h>
 
-/* Command-line values. Each returns 0, or -1 on anything but a clean number. */
+#include "error.h"
+
+/*
+ * Command-line values. A value parser returns HS_OK, or HS_ERR_USAGE on
+ * anything but a clean number; a list parser the count, -1 on a bad list.
+ */
 
 /* "10" (seconds), "500ms", "250us", "100ns", "1.5s", "2m", "1h" -> ns */
 int hs_parse_duration_ns(const char *s, uint64_t *ns);

@@ -206,7 +206,7 @@ static bool txt_lost(struct hs_txt_state *st, const char *p, const char *e)
 
 		if (hs_td_stats_set(&st->seen_lost, (long)cpu, (seen > 0 ? seen : 0) +
 				    (int64_t)(n < INT64_MAX / 2 ? n : INT64_MAX / 2)) && !st->status)
-			st->status = -ENOMEM;
+			st->status = HS_ERR_RUNTIME;
 	}
 	return true;
 }
@@ -455,7 +455,7 @@ int hs_text_read_fd(int fd, const char *head, size_t hlen, struct hs_sink *sink,
 			char *nb = realloc(buf, cap * 2);
 
 			if (!nb) {
-				ret = -ENOMEM;
+				ret = HS_ERR_RUNTIME;
 				break;
 			}
 			buf = nb;
@@ -468,7 +468,7 @@ int hs_text_read_fd(int fd, const char *head, size_t hlen, struct hs_sink *sink,
 	free(buf);
 	if (ret) {
 		free(st);
-		return hs_error_set(err, ret == -ENOMEM ? HS_ERR_RUNTIME : HS_ERR_INPUT,
+		return hs_error_set(err, ret == HS_ERR_RUNTIME ? HS_ERR_RUNTIME : HS_ERR_INPUT,
 				    "read error: %s", strerror(-ret));
 	}
 	return txt_end(st, total, err);

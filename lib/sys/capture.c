@@ -516,7 +516,7 @@ int hs_capture_lost_now(const struct hs_capture *c, unsigned int cpu, uint64_t *
 	char *s = capture_cpu_stats(c, cpu);
 
 	if (!s)
-		return -1;
+		return HS_ERR_TRACEFS;
 	*lost = stat_value(s, "\noverrun: ") + stat_value(s, "\ndropped events: ");
 	free(s);
 	return 0;
@@ -533,7 +533,7 @@ int hs_capture_events_now(const struct hs_capture *c, unsigned int cpu, uint64_t
 	char *s = capture_cpu_stats(c, cpu);
 
 	if (!s)
-		return -1;
+		return HS_ERR_TRACEFS;
 	/* without a reader nothing leaves the buffer but what is overwritten or dropped */
 	*events = stat_value(s, "entries: ") + stat_value(s, "\noverrun: ") +
 		  stat_value(s, "\ndropped events: ");

@@ -180,12 +180,12 @@ static int scan_cpu(struct scan_ctx *s, unsigned char *chunk, size_t chunk_size,
 		if (got <= 0) {
 			if (got == 0)
 				errno = EIO;
-			return -1;
+			return HS_ERR_INPUT;
 		}
 		got -= got % (ssize_t)page_size;
 		if (!got) {
 			errno = EIO;
-			return -1;
+			return HS_ERR_INPUT;
 		}
 		for (size_t pg = 0; pg < (size_t)got; pg += page_size) {
 			struct hs_rb_walk w;

@@ -49,8 +49,8 @@ unsigned int hs_handover_ncpus(const struct hs_handover *h)
 int hs_handover_counts(const struct hs_handover *h, uint64_t *out, unsigned int n)
 {
 	for (unsigned int c = 0; c < n; c++)
-		if (hs_capture_events_now(h->cap, c, &out[c]) < 0)
-			return -1;
+		if (hs_capture_events_now(h->cap, c, &out[c]))
+			return HS_ERR_TRACEFS;
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "../error.h"
 #include "../account.h"
 #include "../advice.h"
 #include "../report_build.h"
@@ -70,7 +71,7 @@ static int live_push(struct live_evs *e, const struct live_ev *ev)
 		struct live_ev *v = realloc(e->v, ncap * sizeof(*v));
 
 		if (!v)
-			return -ENOMEM;
+			return HS_ERR_RUNTIME;
 		e->v = v;
 		e->cap = ncap;
 	}
@@ -182,7 +183,7 @@ static int live_new_account(struct hs_live *l, const struct hs_account_opts *o,
 
 	*ap = a;
 	if (!a)
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	if (!prev)
 		live_meta(a, l->ncpus);
 	return hs_account_carry(a, prev, ts);
@@ -245,7 +246,7 @@ static int live_page(struct hs_live *l, unsigned int cpu, size_t size)
 		e.ev.ts = w.ts;
 		e.ev.cpu = (int32_t)cpu;
 		if (live_push(&l->batch, &e))
-			return -ENOMEM;
+			return HS_ERR_RUNTIME;
 	}
 	return 0;
 }
@@ -256,11 +257,11 @@ static int live_drain_cpu(struct hs_live *l, unsigned int cpu, bool flush)
 
 	while ((r = tracefs_cpu_read(l->tcpu[cpu], l->page, true)) > 0)
 		if (live_page(l, cpu, (size_t)r))
-			return -ENOMEM;
+			return HS_ERR_RUNTIME;
 	/* read() already hands out partial pages; flush picks up what a reader left */
 	while (flush && (r = tracefs_cpu_flush(l->tcpu[cpu], l->page)) > 0)
 		if (live_page(l, cpu, (size_t)r))
-			return -ENOMEM;
+			return HS_ERR_RUNTIME;
 	return 0;
 }
 
@@ -301,13 +302,13 @@ static int live_feed(struct hs_live *l, const struct hs_event *ev)
 	if (kvm)
 		live_name(l->cur, ev->tid);
 	l->events_total++;
-	if (hs_account_event(l->cur, ev) == -ENOMEM)
-		return -ENOMEM;
+	if (hs_account_event(l->cur, ev) == HS_ERR_RUNTIME)
+		return HS_ERR_RUNTIME;
 	if (!l->total)
 		return 0;
 	if (kvm)
 		live_name(l->total, ev->tid);
-	return hs_account_event(l->total, ev) == -ENOMEM ? -ENOMEM : 0;
+	return hs_account_event(l->total, ev) == HS_ERR_RUNTIME ? HS_ERR_RUNTIME : 0;
 }
 
 /* Reads every CPU; events at or after cut go to held for the next interval. */
@@ -316,7 +317,7 @@ static int live_collect(struct hs_live *l, uint64_t cut, bool flush)
 	l->batch.n = 0;
 	for (unsigned int i = 0; i < l->ncpus; i++)
 		if (l->tcpu[i] && live_drain_cpu(l, i, flush))
-			return -ENOMEM;
+			return HS_ERR_RUNTIME;
 	if (l->batch.n > 1)
 		qsort(l->batch.v, l->batch.n, sizeof(*l->batch.v), live_ev_cmp);
 	for (size_t i = 0; i < l->batch.n; i++) {
@@ -327,9 +328,9 @@ static int live_collect(struct hs_live *l, uint64_t cut, bool flush)
 			continue;
 		if (e->ev.ts >= cut) {
 			if (live_push(&l->held, e))
-				return -ENOMEM;
+				return HS_ERR_RUNTIME;
 		} else if (live_feed(l, &e->ev)) {
-			return -ENOMEM;
+			return HS_ERR_RUNTIME;
 		}
 	}
 	return 0;
@@ -372,14 +373,14 @@ static int live_switch(struct hs_live *l, uint64_t end, struct hs_account **done
 
 	if (live_new_account(l, &l->aopts, &next, l->cur, end)) {
 		hs_account_free(next);
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	}
 	hs_account_cut(l->cur, end);
 	*done = l->cur;
 	l->cur = next;
 	for (size_t i = 0; i < l->held.n; i++)
 		if (live_feed(l, &l->held.v[i].ev))
-			return -ENOMEM;
+			return HS_ERR_RUNTIME;
 	l->held.n = 0;
 	return 0;
 }

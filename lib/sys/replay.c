@@ -490,7 +490,7 @@ static int replay_handover_read(struct hs_replay *r, struct hs_handover *h,
 		r->cpu_handovers = v;
 		r->ncpu_handovers = sm->ncpus;
 	}
-	if (hs_handover_counts(h, r->cpu_handovers, sm->ncpus) >= 0)
+	if (!hs_handover_counts(h, r->cpu_handovers, sm->ncpus))
 		return 0;
 	r->handovers_counted = false;
 	snprintf(r->handovers_why, sizeof(r->handovers_why),

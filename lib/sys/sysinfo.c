@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "../error.h"
 #include "sysinfo.h"
 #include "../vmm.h"
 
@@ -31,7 +32,7 @@ ssize_t hs_sysinfo_read(const char *path, char *buf, size_t n)
 static int read_line(const char *path, char *buf, size_t n)
 {
 	if (hs_sysinfo_read(path, buf, n) < 0)
-		return -1;
+		return HS_ERR_RUNTIME;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }
@@ -108,7 +109,7 @@ int hs_sysinfo_uname(char *full, size_t fn, char *release, size_t rn)
 	struct utsname u;
 
 	if (uname(&u))
-		return -1;
+		return HS_ERR_RUNTIME;
 	snprintf(full, fn, "%s %s %s %s %s", u.sysname, u.nodename, u.release, u.version,
 		 u.machine);
 	snprintf(release, rn, "%s", u.release);
@@ -148,13 +149,13 @@ int hs_sysinfo_thread(int tid, char *comm, size_t n, int *tgid)
 	int g;
 
 	if (tid <= 0)
-		return -1;
+		return HS_ERR_RUNTIME;
 	g = thread_tgid(tid);
 	if (g <= 0)
-		return -1;
+		return HS_ERR_RUNTIME;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", g, tid);
 	if (read_line(path, comm, n))
-		return -1;
+		return HS_ERR_RUNTIME;
 	hs_sysinfo_clean_name(comm);
 	*tgid = g;
 	return 0;
@@ -170,11 +171,11 @@ int hs_sysinfo_vm_name(int tgid, char *name, size_t n)
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", tgid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return HS_ERR_RUNTIME;
 	r = read(fd, buf, sizeof(buf));
 	close(fd);
 	if (r < 0)
-		return -1;
+		return HS_ERR_RUNTIME;
 	hs_vmm_vm_name(buf, (size_t)r, name, n);
 	return 0;
 }

@@ -19,6 +19,7 @@
 
 #include "../intmap.h"
 #include "sysinfo.h"
+#include "../error.h"
 #include "tasks.h"
 #include "../vmm.h"
 
@@ -205,7 +206,7 @@ static int tasks_walk_proc(struct hs_tasks *t, bool full)
 	DIR *d = opendir("/proc");
 
 	if (!d)
-		return -1;
+		return HS_ERR_RUNTIME;
 	while ((de = readdir(d)) && !t->oom) {
 		struct tasks_process *p;
 		int tgid = isdigit((unsigned char)de->d_name[0]) ? atoi(de->d_name) : 0;
@@ -252,7 +253,7 @@ int hs_tasks_watch_start(struct hs_tasks *t, unsigned int interval_ms)
 	atomic_store(&t->stop, false);
 	errno = pthread_create(&t->watcher, NULL, tasks_watch_main, t);
 	if (errno)
-		return -1;
+		return HS_ERR_RUNTIME;
 	t->watching = true;
 	return 0;
 }

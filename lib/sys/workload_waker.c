@@ -43,7 +43,7 @@ static int kl_irq0(struct kl_vm *vm, struct hs_error *err)
 }
 
 /*
- * One look at one VM. Returns -1 on error, else 0; sets *busy while the VM
+ * One look at one VM. HS_ERR_RUNTIME on error, else HS_OK; sets *busy while the VM
  * needs watching closely and lowers *next to its next deadline.
  */
 static int kl_waker_step(struct kl_group *g, struct kl_vm *vm, uint64_t now,
@@ -54,7 +54,7 @@ static int kl_waker_step(struct kl_group *g, struct kl_vm *vm, uint64_t now,
 
 	if (st == KL_FAILED) {
 		g->err = vm->err;
-		return -1;
+		return HS_ERR_RUNTIME;
 	}
 	seq = kl_seq(vm);
 	if (seq != vm->seen) {
@@ -133,7 +133,7 @@ static int kl_waker_loop(struct kl_group *g)
 			if (vm->done)
 				continue;
 			if (kl_waker_step(g, vm, now, &next, &busy, &progress))
-				return -1;
+				return HS_ERR_RUNTIME;
 			left += !vm->done;
 		}
 		if (g->interrupted && *g->interrupted)

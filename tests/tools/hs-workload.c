@@ -348,7 +348,7 @@ int main(int argc, char **argv)
 	r = hs_workload_run(&o.p, vms, &wall_ns, &err);
 	ncpus = ho ? hs_handover_ncpus(ho) : 0;
 	cpu = ho ? calloc(ncpus ? ncpus : 1, sizeof(*cpu)) : NULL;
-	if (cpu && hs_handover_counts(ho, cpu, ncpus) < 0) {
+	if (cpu && hs_handover_counts(ho, cpu, ncpus)) {
 		fprintf(stderr, "hs-workload: cannot read the hand-over counts\n");
 		free(cpu);
 		cpu = NULL;

@@ -432,9 +432,9 @@ static void test_bad_kind(void)
 	struct hs_account *a = acct_new(0, 0, 0, 0);
 	struct hs_event ev = { .ts = 1, .kind = 99 };
 
-	CHECK(hs_account_event(a, &ev) == -EINVAL, "acct_bad_kind");
+	CHECK(hs_account_event(a, &ev) == HS_ERR_INPUT, "acct_bad_kind");
 	ev.kind = 0;
-	CHECK(hs_account_event(a, &ev) == -EINVAL, "acct_zero_kind");
+	CHECK(hs_account_event(a, &ev) == HS_ERR_INPUT, "acct_zero_kind");
 	CHECK_EQ_U64(hs_account_nvcpus(a) + hs_account_nguest(a), 0, "acct_bad_kind_nothing");
 	hs_account_free(a);
 }

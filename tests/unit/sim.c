@@ -137,7 +137,7 @@ static void test_era_names(void)
 	CHECK(hs_kernel_era_parse("5.x", &e) == 0 && e == HS_ERA_5_X, "era_parse_5_x");
 	CHECK(hs_kernel_era_parse("6.1", &e) == 0 && e == HS_ERA_6_1, "era_parse_6_1");
 	CHECK(hs_kernel_era_parse("6.11", &e) == 0 && e == HS_ERA_6_11, "era_parse_6_11");
-	CHECK(hs_kernel_era_parse("bogus", &e) < 0, "era_parse_bad");
+	CHECK(hs_kernel_era_parse("bogus", &e) == HS_ERR_USAGE, "era_parse_bad");
 	CHECK(!strcmp(hs_kernel_era_name(HS_ERA_6_1), "6.1"), "era_name");
 }
 

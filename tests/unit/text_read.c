@@ -45,7 +45,7 @@ struct fake {
 	size_t nlost;
 	int vm_tgid;		/* the last process named, and its VM */
 	char vm[128];
-	int fail_after;		/* hs_account_event fails with -ENOMEM after this many; -1 never */
+	int fail_after;		/* hs_account_event fails (out of memory) after this many; -1 never */
 };
 
 static int fake_event(void *priv, const struct hs_event *ev)
@@ -53,7 +53,7 @@ static int fake_event(void *priv, const struct hs_event *ev)
 	struct fake *a = priv;
 
 	if (a->fail_after >= 0 && a->nev >= (size_t)a->fail_after)
-		return -ENOMEM;
+		return HS_ERR_RUNTIME;
 	if (a->nev == a->cap) {
 		a->cap = a->cap ? 2 * a->cap : 256;
 		a->ev = realloc(a->ev, a->cap * sizeof(*a->ev));
