@@ -2,10 +2,10 @@
 /*
  * Markdown for a bug report: what pastes well into a GitHub or GitLab issue
  * (CommonMark with GitHub's tables). The recording's facts and the vCPU
- * table as tables, the histograms as the text report draws them in a code
- * block, the suggestion in words, the what-if rows folded away, and the
- * command that made it. Every name from the trace is escaped; everything
- * shown comes from struct hs_report.
+ * table as tables, the histograms in a code block as the text report has
+ * them (text_layout.c lays them out for both), the suggestion in words,
+ * the what-if rows folded away, and the command that made it. Every name
+ * from the trace is escaped; everything shown comes from struct hs_report.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -17,7 +17,7 @@
 #include "duration.h"
 #include "escape.h"
 #include "output.h"
-#include "report_text.h"
+#include "text_layout.h"
 
 /* vCPU rows of the table at most: past that, a comment gets long. */
 #define MD_MAX_ROWS	16
@@ -84,15 +84,16 @@ static void md_params(FILE *out, const struct hs_meta *m)
 	char a[32], b[32], c[32], d[32];
 
 	fprintf(out, "| host kvm | halt_poll_ns %s, grow %s, grow_start %s, shrink %s |\n",
-		hs_text_fmt_param(a, sizeof(a), m->halt_poll_ns), hs_text_fmt_param(b, sizeof(b), m->halt_poll_ns_grow),
-		hs_text_fmt_param(c, sizeof(c), m->halt_poll_ns_grow_start),
-		hs_text_fmt_param(d, sizeof(d), m->halt_poll_ns_shrink));
+		hs_layout_param_fmt(a, sizeof(a), m->halt_poll_ns),
+		hs_layout_param_fmt(b, sizeof(b), m->halt_poll_ns_grow),
+		hs_layout_param_fmt(c, sizeof(c), m->halt_poll_ns_grow_start),
+		hs_layout_param_fmt(d, sizeof(d), m->halt_poll_ns_shrink));
 	if (m->guest_halt_poll_ns >= 0 || m->guest_halt_poll_grow >= 0)
 		fprintf(out, "| guest haltpoll | guest_halt_poll_ns %s, grow %s, grow_start %s, "
-			"shrink %s |\n", hs_text_fmt_param(a, sizeof(a), m->guest_halt_poll_ns),
-			hs_text_fmt_param(b, sizeof(b), m->guest_halt_poll_grow),
-			hs_text_fmt_param(c, sizeof(c), m->guest_halt_poll_grow_start),
-			hs_text_fmt_param(d, sizeof(d), m->guest_halt_poll_shrink));
+			"shrink %s |\n", hs_layout_param_fmt(a, sizeof(a), m->guest_halt_poll_ns),
+			hs_layout_param_fmt(b, sizeof(b), m->guest_halt_poll_grow),
+			hs_layout_param_fmt(c, sizeof(c), m->guest_halt_poll_grow_start),
+			hs_layout_param_fmt(d, sizeof(d), m->guest_halt_poll_shrink));
 	if (m->cpuidle_driver[0] || m->cpuidle_governor[0]) {
 		fputs("| cpuidle | driver ", out);
 		MD_FIELD(out, m->cpuidle_driver);
@@ -209,8 +210,8 @@ static void md_row(FILE *out, const char *vm, size_t vm_max, const char *vcpu, c
 		hs_duration_format(t[1], 16, any ? (double)s->p50_ns : -1),
 		hs_duration_format(t[2], 16, any ? (double)s->p99_ns : -1),
 		hs_duration_format(t[3], 16, any ? (double)s->max_ns : -1),
-		hs_text_fmt_window(t[4], 16, (double)s->window_last_ns),
-		hs_text_fmt_window(t[5], 16, s->window_mean_ns));
+		hs_layout_window_fmt(t[4], 16, (double)s->window_last_ns),
+		hs_layout_window_fmt(t[5], 16, s->window_mean_ns));
 }
 
 static void md_vcpu_row(FILE *out, const struct hs_report_vcpu *v)
@@ -235,11 +236,11 @@ static void md_table(FILE *out, const struct hs_report *r)
 	      "max | window last | window mean |\n"
 	      "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n", out);
 	for (unsigned int j = 0; j < r->nvms; j++) {
-		const struct hs_report_vm *vm = &r->vms[r->vm_order ? r->vm_order[j] : j];
+		const struct hs_report_vm *vm = hs_layout_vm_at(r, j);
 		unsigned int in_vm = 0;
 
 		for (unsigned int i = 0; i < r->nvcpus; i++) {
-			const struct hs_report_vcpu *v = &r->vcpus[r->vcpu_order ? r->vcpu_order[i] : i];
+			const struct hs_report_vcpu *v = hs_layout_vcpu_at(r, i);
 
 			if (!hs_report_vcpu_in_vm(v, vm))
 				continue;
@@ -264,35 +265,22 @@ static void md_table(FILE *out, const struct hs_report *r)
 
 /* ---- histograms ---- */
 
-enum md_hists { MD_HISTS_ALL, MD_HISTS_HOST, MD_HISTS_BUT_HOST };
-
-/* One code block of the text writer's histograms. */
+/*
+ * One code block of the histograms. The block is laid out whole first: its
+ * fence must be longer than any run of backticks in it, and the names in
+ * its titles come from the trace.
+ */
 static int md_hist_block(FILE *out, const struct hs_report *r, const struct hs_text_opts *o,
-			 enum md_hists which)
+			 enum hs_layout_hists which)
 {
-	char *body = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&body, &len);
-	int ret;
+	char *body;
+	int ret = hs_layout_hists_str(&body, r, o, which);
 
-	if (!mem)
-		return HS_ERR_RUNTIME;
-	if (which == MD_HISTS_HOST)
-		ret = hs_report_write_text_host_hist(mem, r, o);
-	else
-		ret = hs_report_write_text_hists(mem, r, o, which == MD_HISTS_ALL);
-	if (fclose(mem) || !body)
-		ret = HS_ERR_RUNTIME;
-	if (!ret) {
-		const char *b = body;
-
-		/* the text starts each histogram with an empty line */
-		while (*b == '\n')
-			b++;
-		md_code_block(out, "text", b);
-	}
+	if (ret)
+		return ret;
+	md_code_block(out, "text", body);
 	free(body);
-	return ret;
+	return HS_OK;
 }
 
 /*
@@ -309,13 +297,13 @@ static int md_histograms(FILE *out, const struct hs_report *r, const struct hs_t
 	o.fold_empty_buckets = true;
 	fputs("\n#### Halt duration (log2 buckets; # poll hit, * wait)\n\n", out);
 	if (!several || o.linear)
-		return md_hist_block(out, r, &o, MD_HISTS_ALL);
-	ret = md_hist_block(out, r, &o, MD_HISTS_HOST);
+		return md_hist_block(out, r, &o, HS_LAYOUT_HISTS_ALL);
+	ret = md_hist_block(out, r, &o, HS_LAYOUT_HISTS_HOST);
 	if (ret)
 		return ret;
 	fprintf(out, "\n<details><summary>Halt duration per %s</summary>\n\n",
 		o.per_vcpu_histograms ? "vCPU thread" : "VM");
-	ret = md_hist_block(out, r, &o, MD_HISTS_BUT_HOST);
+	ret = md_hist_block(out, r, &o, HS_LAYOUT_HISTS_BUT_HOST);
 	fputs("\n</details>\n", out);
 	return ret;
 }
