@@ -21,6 +21,17 @@ static void hs_report_warn_poll_clamp(struct hs_report *rep)
 			       n == 1 ? "its" : "their");
 }
 
+/* One warning for a count of what went wrong, when there is any. */
+static void hs_report_warn_count(struct hs_report *rep, uint64_t n, const char *fmt)
+{
+	char buf[256];
+
+	if (!n)
+		return;
+	snprintf(buf, sizeof(buf), fmt, (unsigned long long)n);
+	hs_report_warn(rep, "%s", buf);
+}
+
 static void hs_report_warn_losses(struct hs_report *rep)
 {
 	const struct hs_meta *m = &rep->meta;
@@ -35,19 +46,11 @@ static void hs_report_warn_losses(struct hs_report *rep)
 		hs_report_warn(rep, "events were lost in %llu places (count unknown): "
 			       "results may be inaccurate",
 			       (unsigned long long)m->lost_unknown_places);
-	if (m->skipped_lines)
-		hs_report_warn(rep, "skipped %llu unreadable input lines",
-			       (unsigned long long)m->skipped_lines);
-	if (m->skipped_pages)
-		hs_report_warn(rep, "skipped %llu damaged pages of the trace",
-			       (unsigned long long)m->skipped_pages);
-	if (m->skipped_events)
-		hs_report_warn(rep, "skipped %llu malformed events",
-			       (unsigned long long)m->skipped_events);
-	if (m->clamped_ts)
-		hs_report_warn(rep, "%llu events had a time stamp earlier than the one before "
-			       "on their CPU: taken as simultaneous",
-			       (unsigned long long)m->clamped_ts);
+	hs_report_warn_count(rep, m->skipped_lines, "skipped %llu unreadable input lines");
+	hs_report_warn_count(rep, m->skipped_pages, "skipped %llu damaged pages of the trace");
+	hs_report_warn_count(rep, m->skipped_events, "skipped %llu malformed events");
+	hs_report_warn_count(rep, m->clamped_ts, "%llu events had a time stamp earlier than the one "
+			     "before on their CPU: taken as simultaneous");
 	_Static_assert(HS_ACCOUNT_MAX_VCPUS == HS_ACCOUNT_MAX_GUEST_CPUS,
 		       "the warning names one limit for both");
 	if (m->over_limit_events)

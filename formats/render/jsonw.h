@@ -9,6 +9,7 @@
  */
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,60 @@ static inline json_t *hs_jw_num(double v)
 static inline json_t *hs_jw_num_known(double v)
 {
 	return isfinite(v) && v >= 0 ? json_real(v) : json_null();
+}
+
+/*
+ * A struct's plain fields, in table order: the rows of the what-if tables
+ * are long runs of numbers, written alike.
+ */
+enum hs_jw_kind {
+	HS_JW_KIND_U64,			/* uint64_t */
+	HS_JW_KIND_NUM,			/* double, null when not finite */
+	HS_JW_KIND_I64_KNOWN,		/* int64_t, null when negative (unknown) */
+};
+
+struct hs_jw_field {
+	const char *key;
+	enum hs_jw_kind kind;
+	size_t off;			/* offsetof in the struct */
+};
+
+/* the field's own type, checked: a table entry of the wrong kind does not compile */
+#define HS_JW_CHECK(type, field, t)						\
+	(0 * sizeof(struct { char c; _Static_assert(_Generic(((type *)0)->field, t: 1,	\
+					      default: 0), #field " is not " #t); }))
+#define HS_JW_U64(type, field)								\
+	{ #field, HS_JW_KIND_U64, offsetof(type, field) + HS_JW_CHECK(type, field, uint64_t) }
+#define HS_JW_NUM(type, field)								\
+	{ #field, HS_JW_KIND_NUM, offsetof(type, field) + HS_JW_CHECK(type, field, double) }
+#define HS_JW_U64_AS(key, type, field)							\
+	{ key, HS_JW_KIND_U64, offsetof(type, field) + HS_JW_CHECK(type, field, uint64_t) }
+#define HS_JW_I64_KNOWN(type, field)							\
+	{ #field, HS_JW_KIND_I64_KNOWN, offsetof(type, field) + HS_JW_CHECK(type, field, int64_t) }
+
+static inline void hs_jw_put_fields(struct hs_jw *j, json_t *o, const void *base,
+				    const struct hs_jw_field *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *p = (const char *)base + f[i].off;
+		double d;
+		uint64_t u;
+		int64_t v;
+
+		switch (f[i].kind) {
+		case HS_JW_KIND_NUM:
+			memcpy(&d, p, sizeof(d));
+			hs_jw_put(j, o, f[i].key, hs_jw_num(d));
+			break;
+		case HS_JW_KIND_I64_KNOWN:
+			memcpy(&v, p, sizeof(v));
+			hs_jw_put(j, o, f[i].key, hs_jw_i64_known(v));
+			break;
+		default:
+			memcpy(&u, p, sizeof(u));
+			hs_jw_put(j, o, f[i].key, hs_jw_u64(u));
+		}
+	}
 }
 
 /* Names come from traces: not always UTF-8, so a fallback with '?' for high bytes. */

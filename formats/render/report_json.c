@@ -119,29 +119,25 @@ static json_t *wake_model_json(struct hs_jw *j, const struct hs_wake_choice *c)
 	return o;
 }
 
+#define ROW(kind, field) HS_JW_##kind(struct hs_whatif_row, field)
+static const struct hs_jw_field whatif_fields[] = {
+	ROW(U64, halt_poll_ns), ROW(U64, halts), ROW(U64, hits), ROW(NUM, hit_rate),
+	ROW(NUM, hit_rate_low), ROW(NUM, hit_rate_high), ROW(NUM, poll_cpu_s),
+	ROW(NUM, poll_cpu_s_low), ROW(NUM, poll_cpu_s_high), ROW(NUM, miss_cpu_s),
+	ROW(NUM, poll_cpu_pct), ROW(NUM, poll_cpu_pct_per_vcpu), ROW(NUM, flaps_per_s),
+	ROW(U64, grows), ROW(U64, shrinks),
+};
+#undef ROW
+
 static json_t *whatif_json(struct hs_jw *j, const struct hs_whatif_row *rows, unsigned int n)
 {
 	json_t *arr = json_array();
 
 	for (unsigned int i = 0; i < n; i++) {
-		const struct hs_whatif_row *w = &rows[i];
 		json_t *o = json_object();
 
-		hs_jw_put(j, o, "halt_poll_ns", hs_jw_u64(w->halt_poll_ns));
-		hs_jw_put(j, o, "halts", hs_jw_u64(w->halts));
-		hs_jw_put(j, o, "hits", hs_jw_u64(w->hits));
-		hs_jw_put(j, o, "hit_rate", hs_jw_num(w->hit_rate));
-		hs_jw_put(j, o, "hit_rate_low", hs_jw_num(w->hit_rate_low));
-		hs_jw_put(j, o, "hit_rate_high", hs_jw_num(w->hit_rate_high));
-		hs_jw_put(j, o, "poll_cpu_s", hs_jw_num(w->poll_cpu_s));
-		hs_jw_put(j, o, "poll_cpu_s_low", hs_jw_num(w->poll_cpu_s_low));
-		hs_jw_put(j, o, "poll_cpu_s_high", hs_jw_num(w->poll_cpu_s_high));
-		hs_jw_put(j, o, "miss_cpu_s", hs_jw_num(w->miss_cpu_s));
-		hs_jw_put(j, o, "poll_cpu_pct", hs_jw_num(w->poll_cpu_pct));
-		hs_jw_put(j, o, "poll_cpu_pct_per_vcpu", hs_jw_num(w->poll_cpu_pct_per_vcpu));
-		hs_jw_put(j, o, "flaps_per_s", hs_jw_num(w->flaps_per_s));
-		hs_jw_put(j, o, "grows", hs_jw_u64(w->grows));
-		hs_jw_put(j, o, "shrinks", hs_jw_u64(w->shrinks));
+		hs_jw_put_fields(j, o, &rows[i], whatif_fields,
+				 sizeof(whatif_fields) / sizeof(whatif_fields[0]));
 		hs_jw_push(j, arr, o);
 	}
 	return arr;
@@ -409,35 +405,39 @@ static json_t *kernel_json(struct hs_jw *j, const struct hs_meta *m)
 	return o;
 }
 
+#define PARAM(field) HS_JW_I64_KNOWN(struct hs_meta, field)
+static const struct hs_jw_field param_fields[] = {
+	PARAM(halt_poll_ns), PARAM(halt_poll_ns_grow), PARAM(halt_poll_ns_grow_start),
+	PARAM(halt_poll_ns_shrink), PARAM(guest_halt_poll_ns), PARAM(guest_halt_poll_grow),
+	PARAM(guest_halt_poll_grow_start), PARAM(guest_halt_poll_shrink),
+};
+#undef PARAM
+
 static json_t *params_json(struct hs_jw *j, const struct hs_meta *m)
 {
 	json_t *o = json_object();
 
-	hs_jw_put(j, o, "halt_poll_ns", hs_jw_i64_known(m->halt_poll_ns));
-	hs_jw_put(j, o, "halt_poll_ns_grow", hs_jw_i64_known(m->halt_poll_ns_grow));
-	hs_jw_put(j, o, "halt_poll_ns_grow_start", hs_jw_i64_known(m->halt_poll_ns_grow_start));
-	hs_jw_put(j, o, "halt_poll_ns_shrink", hs_jw_i64_known(m->halt_poll_ns_shrink));
-	hs_jw_put(j, o, "guest_halt_poll_ns", hs_jw_i64_known(m->guest_halt_poll_ns));
-	hs_jw_put(j, o, "guest_halt_poll_grow", hs_jw_i64_known(m->guest_halt_poll_grow));
-	hs_jw_put(j, o, "guest_halt_poll_grow_start", hs_jw_i64_known(m->guest_halt_poll_grow_start));
-	hs_jw_put(j, o, "guest_halt_poll_shrink", hs_jw_i64_known(m->guest_halt_poll_shrink));
+	hs_jw_put_fields(j, o, m, param_fields, sizeof(param_fields) / sizeof(param_fields[0]));
 	hs_jw_put(j, o, "guest_halt_poll_allow_shrink", m->guest_halt_poll_allow_shrink < 0 ?
 	    json_null() : json_boolean(m->guest_halt_poll_allow_shrink));
 	return o;
 }
 
+#define EVENTS(key, field) HS_JW_U64_AS(key, struct hs_report, field)
+static const struct hs_jw_field event_fields[] = {
+	EVENTS("total", events_total), EVENTS("kvm_vcpu_wakeup", events_wakeup),
+	EVENTS("kvm_halt_poll_ns", events_poll_ns), EVENTS("cpu_idle", events_idle),
+	EVENTS("guest_halt_poll_ns", events_guest_poll),
+	EVENTS("sched_switch", events_sched_switch), EVENTS("sched_wakeup", events_sched_wakeup),
+	EVENTS("sched_waking", events_sched_waking),
+};
+#undef EVENTS
+
 static json_t *events_json(struct hs_jw *j, const struct hs_report *r)
 {
 	json_t *o = json_object();
 
-	hs_jw_put(j, o, "total", hs_jw_u64(r->events_total));
-	hs_jw_put(j, o, "kvm_vcpu_wakeup", hs_jw_u64(r->events_wakeup));
-	hs_jw_put(j, o, "kvm_halt_poll_ns", hs_jw_u64(r->events_poll_ns));
-	hs_jw_put(j, o, "cpu_idle", hs_jw_u64(r->events_idle));
-	hs_jw_put(j, o, "guest_halt_poll_ns", hs_jw_u64(r->events_guest_poll));
-	hs_jw_put(j, o, "sched_switch", hs_jw_u64(r->events_sched_switch));
-	hs_jw_put(j, o, "sched_wakeup", hs_jw_u64(r->events_sched_wakeup));
-	hs_jw_put(j, o, "sched_waking", hs_jw_u64(r->events_sched_waking));
+	hs_jw_put_fields(j, o, r, event_fields, sizeof(event_fields) / sizeof(event_fields[0]));
 	return o;
 }
 

@@ -8,35 +8,27 @@
 
 #include "report_json_guest.h"
 
+#define ROW(kind, field) HS_JW_##kind(struct hs_guest_whatif_row, field)
+static const struct hs_jw_field guest_whatif_fields[] = {
+	ROW(U64, guest_halt_poll_ns), ROW(U64, wakes), ROW(U64, polls), ROW(U64, hits),
+	ROW(U64, halts), ROW(NUM, hit_rate), ROW(NUM, poll_cpu_s), ROW(NUM, miss_cpu_s),
+	ROW(NUM, poll_cpu_pct), ROW(NUM, poll_cpu_pct_per_cpu), ROW(U64, grows),
+	ROW(U64, shrinks), ROW(U64, hits_low), ROW(U64, hits_high), ROW(NUM, hit_rate_low),
+	ROW(NUM, hit_rate_high), ROW(NUM, poll_cpu_s_low), ROW(NUM, poll_cpu_s_high),
+	ROW(NUM, poll_cpu_pct_low), ROW(NUM, poll_cpu_pct_high),
+};
+#undef ROW
+
 json_t *hs_json_guest_what_if(struct hs_jw *j, const struct hs_guest_whatif_row *rows,
 			      unsigned int n)
 {
 	json_t *arr = json_array();
 
 	for (unsigned int i = 0; i < n; i++) {
-		const struct hs_guest_whatif_row *w = &rows[i];
 		json_t *o = json_object();
 
-		hs_jw_put(j, o, "guest_halt_poll_ns", hs_jw_u64(w->guest_halt_poll_ns));
-		hs_jw_put(j, o, "wakes", hs_jw_u64(w->wakes));
-		hs_jw_put(j, o, "polls", hs_jw_u64(w->polls));
-		hs_jw_put(j, o, "hits", hs_jw_u64(w->hits));
-		hs_jw_put(j, o, "halts", hs_jw_u64(w->halts));
-		hs_jw_put(j, o, "hit_rate", hs_jw_num(w->hit_rate));
-		hs_jw_put(j, o, "poll_cpu_s", hs_jw_num(w->poll_cpu_s));
-		hs_jw_put(j, o, "miss_cpu_s", hs_jw_num(w->miss_cpu_s));
-		hs_jw_put(j, o, "poll_cpu_pct", hs_jw_num(w->poll_cpu_pct));
-		hs_jw_put(j, o, "poll_cpu_pct_per_cpu", hs_jw_num(w->poll_cpu_pct_per_cpu));
-		hs_jw_put(j, o, "grows", hs_jw_u64(w->grows));
-		hs_jw_put(j, o, "shrinks", hs_jw_u64(w->shrinks));
-		hs_jw_put(j, o, "hits_low", hs_jw_u64(w->hits_low));
-		hs_jw_put(j, o, "hits_high", hs_jw_u64(w->hits_high));
-		hs_jw_put(j, o, "hit_rate_low", hs_jw_num(w->hit_rate_low));
-		hs_jw_put(j, o, "hit_rate_high", hs_jw_num(w->hit_rate_high));
-		hs_jw_put(j, o, "poll_cpu_s_low", hs_jw_num(w->poll_cpu_s_low));
-		hs_jw_put(j, o, "poll_cpu_s_high", hs_jw_num(w->poll_cpu_s_high));
-		hs_jw_put(j, o, "poll_cpu_pct_low", hs_jw_num(w->poll_cpu_pct_low));
-		hs_jw_put(j, o, "poll_cpu_pct_high", hs_jw_num(w->poll_cpu_pct_high));
+		hs_jw_put_fields(j, o, &rows[i], guest_whatif_fields,
+				 sizeof(guest_whatif_fields) / sizeof(guest_whatif_fields[0]));
 		hs_jw_push(j, arr, o);
 	}
 	return arr;

@@ -181,28 +181,32 @@ static void om_histogram(const struct om *om, const struct hs_report *rep)
 	}
 }
 
+typedef uint64_t (*om_ns_fn)(const struct hs_report_vcpu *v);
+
+static void om_seconds_family(const struct om *om, const struct hs_report *rep, const char *name,
+			      const char *help, om_ns_fn get)
+{
+	om_family(om, name, "counter", "seconds", help);
+	for (unsigned int i = 0; i < rep->nvcpus; i++) {
+		fputs(name, om->out);
+		om_labels(om->out, &rep->vcpus[i], NULL);
+		om_put_sample_s(om->out, get(&rep->vcpus[i]));
+	}
+}
+
+static uint64_t get_poll_ns(const struct hs_report_vcpu *v) { return v->stats.poll_ns; }
+static uint64_t get_bounded_ns(const struct hs_report_vcpu *v) { return v->stats.poll_bounded_ns; }
+
 static void om_poll_cpu(const struct om *om, const struct hs_report *rep)
 {
-	const char *name = "haltstat_poll_cpu_seconds_total";
-
-	om_family(om, name, "counter", "seconds",
-		  "CPU time spent polling, as KVM's halt_poll_success_ns + halt_poll_fail_ns: a hit's "
-		  "duration, a miss's window or the moment its poll ended when sooner; never above "
-		  "the time watched.");
-	for (unsigned int i = 0; i < rep->nvcpus; i++) {
-		fputs(name, om->out);
-		om_labels(om->out, &rep->vcpus[i], NULL);
-		om_put_sample_s(om->out, rep->vcpus[i].stats.poll_ns);
-	}
-	name = "haltstat_poll_cpu_bounded_seconds_total";
-	om_family(om, name, "counter", "seconds",
-		  "Of haltstat_poll_cpu_seconds_total, what misses were charged without a sched event "
-		  "to show where their poll ended (their window or their length): an upper bound.");
-	for (unsigned int i = 0; i < rep->nvcpus; i++) {
-		fputs(name, om->out);
-		om_labels(om->out, &rep->vcpus[i], NULL);
-		om_put_sample_s(om->out, rep->vcpus[i].stats.poll_bounded_ns);
-	}
+	om_seconds_family(om, rep, "haltstat_poll_cpu_seconds_total",
+			  "CPU time spent polling, as KVM's halt_poll_success_ns + halt_poll_fail_ns: a "
+			  "hit's duration, a miss's window or the moment its poll ended when sooner; "
+			  "never above the time watched.", get_poll_ns);
+	om_seconds_family(om, rep, "haltstat_poll_cpu_bounded_seconds_total",
+			  "Of haltstat_poll_cpu_seconds_total, what misses were charged without a sched "
+			  "event to show where their poll ended (their window or their length): an "
+			  "upper bound.", get_bounded_ns);
 }
 
 static void om_window(const struct om *om, const struct hs_report *rep)
@@ -262,28 +266,33 @@ static void om_global(const struct om *om, const struct hs_report *rep)
 	om_put_sample_s(om->out, rep->last_ts > rep->first_ts ? rep->last_ts - rep->first_ts : 0);
 }
 
+/* The per-vCPU counters, in the order they are written. */
+static const struct {
+	const char *name, *help;
+	om_u64_fn get;
+} om_counts[] = {
+	{ "haltstat_halts_total", "Halts (kvm_vcpu_wakeup events) per vCPU thread.", get_halts },
+	{ "haltstat_poll_hits_total", "Halts that ended while polling, without a scheduler wake-up.",
+	  get_hits },
+	{ "haltstat_waits_total", "Halts that scheduled the vCPU out.", get_waits },
+	{ "haltstat_poll_misses_total",
+	  "Waits that polled first (a window > 0 was in force) and were not woken in time.",
+	  get_misses },
+	{ "haltstat_polls_cut_total",
+	  "Poll misses whose poll ended before their window: another task was runnable on the "
+	  "vCPU's CPU (KVM's single_task_running()).", get_cut },
+	{ "haltstat_invalid_halts_total", "Halts the kernel flagged invalid (valid=0).", get_invalid },
+	{ "haltstat_window_grows_total", "Halt-polling window grow events.", get_grows },
+	{ "haltstat_window_shrinks_total", "Halt-polling window shrink events.", get_shrinks },
+};
+
 static int om_write(FILE *out, const struct hs_report *rep, bool openmetrics)
 {
 	const struct om om = { .out = out, .openmetrics = openmetrics };
 
-	om_u64_family(&om, rep, "haltstat_halts_total", "counter",
-		      "Halts (kvm_vcpu_wakeup events) per vCPU thread.", get_halts);
-	om_u64_family(&om, rep, "haltstat_poll_hits_total", "counter",
-		      "Halts that ended while polling, without a scheduler wake-up.", get_hits);
-	om_u64_family(&om, rep, "haltstat_waits_total", "counter",
-		      "Halts that scheduled the vCPU out.", get_waits);
-	om_u64_family(&om, rep, "haltstat_poll_misses_total", "counter",
-		      "Waits that polled first (a window > 0 was in force) and were not woken in time.",
-		      get_misses);
-	om_u64_family(&om, rep, "haltstat_polls_cut_total", "counter",
-		      "Poll misses whose poll ended before their window: another task was runnable "
-		      "on the vCPU's CPU (KVM's single_task_running()).", get_cut);
-	om_u64_family(&om, rep, "haltstat_invalid_halts_total", "counter",
-		      "Halts the kernel flagged invalid (valid=0).", get_invalid);
-	om_u64_family(&om, rep, "haltstat_window_grows_total", "counter",
-		      "Halt-polling window grow events.", get_grows);
-	om_u64_family(&om, rep, "haltstat_window_shrinks_total", "counter",
-		      "Halt-polling window shrink events.", get_shrinks);
+	for (size_t i = 0; i < sizeof(om_counts) / sizeof(om_counts[0]); i++)
+		om_u64_family(&om, rep, om_counts[i].name, "counter", om_counts[i].help,
+			      om_counts[i].get);
 	om_contention(&om, rep);
 	om_histogram(&om, rep);
 	om_poll_cpu(&om, rep);

@@ -29,20 +29,24 @@ static void recmeta_put_str(struct hs_sbuf *sb, const char *key, const char *v)
 
 void hs_recmeta_put_facts(struct hs_sbuf *sb, const struct hs_meta *m)
 {
+	const int64_t params[] = {
+		m->halt_poll_ns, m->halt_poll_ns_grow, m->halt_poll_ns_grow_start,
+		m->halt_poll_ns_shrink, m->guest_halt_poll_ns, m->guest_halt_poll_grow,
+		m->guest_halt_poll_grow_start, m->guest_halt_poll_shrink,
+		m->guest_halt_poll_allow_shrink,
+	};
+	static const char *const names[] = {
+		"param.halt_poll_ns", "param.halt_poll_ns_grow", "param.halt_poll_ns_grow_start",
+		"param.halt_poll_ns_shrink", "guest.halt_poll_ns", "guest.halt_poll_grow",
+		"guest.halt_poll_grow_start", "guest.halt_poll_shrink", "guest.halt_poll_allow_shrink",
+	};
 	char key[64];
 
 	hs_sbuf_printf(sb, "haltstat_version=%s\n", HS_VERSION);
 	recmeta_put_str(sb, "kernel_release", m->kernel_release);
 	recmeta_put_int(sb, "ncpus", m->ncpus);
-	recmeta_put_int(sb, "param.halt_poll_ns", m->halt_poll_ns);
-	recmeta_put_int(sb, "param.halt_poll_ns_grow", m->halt_poll_ns_grow);
-	recmeta_put_int(sb, "param.halt_poll_ns_grow_start", m->halt_poll_ns_grow_start);
-	recmeta_put_int(sb, "param.halt_poll_ns_shrink", m->halt_poll_ns_shrink);
-	recmeta_put_int(sb, "guest.halt_poll_ns", m->guest_halt_poll_ns);
-	recmeta_put_int(sb, "guest.halt_poll_grow", m->guest_halt_poll_grow);
-	recmeta_put_int(sb, "guest.halt_poll_grow_start", m->guest_halt_poll_grow_start);
-	recmeta_put_int(sb, "guest.halt_poll_shrink", m->guest_halt_poll_shrink);
-	recmeta_put_int(sb, "guest.halt_poll_allow_shrink", m->guest_halt_poll_allow_shrink);
+	for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++)
+		recmeta_put_int(sb, names[i], params[i]);
 	recmeta_put_str(sb, "cpuidle.driver", m->cpuidle_driver);
 	recmeta_put_str(sb, "cpuidle.governor", m->cpuidle_governor);
 	for (unsigned int s = 0; s < HS_IDLE_STATES; s++) {

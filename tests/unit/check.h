@@ -1,6 +1,7 @@
 /* Minimal checks for C unit tests: prints the "ok"/"not ok" lines tests/run.sh counts. */
 #ifndef HS_CHECK_H
 #define HS_CHECK_H
+#include <stdint.h>
 #include <stdio.h>
 
 static int check_failures;
@@ -17,4 +18,15 @@ static int check_failures;
 } while (0)
 
 #define CHECK_DONE() (check_failures ? 1 : 0)
+
+/* xorshift64*: deterministic, so that a failure reproduces */
+static uint64_t check_rng_state = 0x9e3779b97f4a7c15ull;
+
+static inline uint64_t check_rng(void)
+{
+	check_rng_state ^= check_rng_state >> 12;
+	check_rng_state ^= check_rng_state << 25;
+	check_rng_state ^= check_rng_state >> 27;
+	return check_rng_state * 2685821657736338717ull;
+}
 #endif

@@ -8,17 +8,6 @@
 #include "../../lib/hist.h"
 #include "check.h"
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rng(void)
-{
-	/* xorshift64*: deterministic, so a failure reproduces */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ull;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -40,9 +29,9 @@ static uint64_t exact_quantile(const uint64_t *sorted, size_t n, double q)
 /* Random values spread over many decades, like halt durations. */
 static uint64_t random_value(void)
 {
-	unsigned int bits = (unsigned int)(rng() % 40);
+	unsigned int bits = (unsigned int)(check_rng() % 40);
 
-	return rng() >> (64 - bits - 1) >> 1;
+	return check_rng() >> (64 - bits - 1) >> 1;
 }
 
 static int quantiles_within(const struct hs_hist *h, const uint64_t *sorted, size_t n,

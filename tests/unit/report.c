@@ -17,16 +17,6 @@
 static uint64_t vals[NVALS];	/* every halt duration fed, for exact quantiles */
 static unsigned int nvals;
 static uint64_t clock_ns = 1000000000;
-static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ull;
-}
-
 static void wake(struct hs_account *a, int tid, uint64_t ns, bool waited)
 {
 	struct hs_event ev = { .ts = clock_ns, .tid = tid, .kind = HS_EV_VCPU_WAKEUP };
@@ -57,7 +47,7 @@ static uint64_t halts(struct hs_account *a, int tid, unsigned int n)
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		uint64_t ns = 100 + rng() % (rng() % 2 ? 20000 : 2000000);
+		uint64_t ns = 100 + check_rng() % (check_rng() % 2 ? 20000 : 2000000);
 		bool waited = ns > 15000;
 
 		wake(a, tid, ns, waited);
@@ -442,6 +432,7 @@ static void test_advice_runs(const struct hs_account *a)
 
 int main(void)
 {
+	check_rng_state = 0x2545f4914f6cdd1dull;
 	struct hs_account *a = build_account();
 
 	if (!a) {

@@ -200,58 +200,48 @@ static const struct {
 	{ "<idle>", 0, 0 },
 };
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ull;
-}
-
 static void truth_make(struct truth *t, size_t n)
 {
 	uint64_t ts = 797267684000ull;	/* 797.267684 s */
 	size_t i, k;
 
-	rng_state = 0x9e3779b97f4a7c15ull;
+	check_rng_state = 0x9e3779b97f4a7c15ull;
 	for (i = 0; i < n; i++) {
 		struct hs_event *ev = &t[i].ev;
 
 		memset(ev, 0, sizeof(*ev));
-		k = rng() % 6;
+		k = check_rng() % 6;
 		t[i].comm = tasks[k].comm;
 		t[i].tgid = tasks[k].tgid;
 		ev->tid = tasks[k].tid;
-		ev->cpu = (int32_t)(rng() % 12);
-		ts += 1000 * (1 + rng() % 5000);	/* microsecond steps */
+		ev->cpu = (int32_t)(check_rng() % 12);
+		ts += 1000 * (1 + check_rng() % 5000);	/* microsecond steps */
 		ev->ts = ts;
 		if (k == 5) {
-			ev->kind = rng() % 4 ? HS_EV_CPU_IDLE : HS_EV_GUEST_HALT_POLL_NS;
+			ev->kind = check_rng() % 4 ? HS_EV_CPU_IDLE : HS_EV_GUEST_HALT_POLL_NS;
 		} else {
-			ev->kind = rng() % 3 ? HS_EV_VCPU_WAKEUP : HS_EV_HALT_POLL_NS;
+			ev->kind = check_rng() % 3 ? HS_EV_VCPU_WAKEUP : HS_EV_HALT_POLL_NS;
 		}
 		switch (ev->kind) {
 		case HS_EV_VCPU_WAKEUP:
-			ev->wakeup.ns = rng() % (1ull << (rng() % 40 + 1));
-			ev->wakeup.waited = rng() & 1;
-			ev->wakeup.valid = rng() % 8 ? 1 : 0;
+			ev->wakeup.ns = check_rng() % (1ull << (check_rng() % 40 + 1));
+			ev->wakeup.waited = check_rng() & 1;
+			ev->wakeup.valid = check_rng() % 8 ? 1 : 0;
 			break;
 		case HS_EV_HALT_POLL_NS:
-			ev->poll.vcpu_id = (uint32_t)(rng() % 300);
-			ev->poll.new_ns = (uint32_t)rng();
-			ev->poll.old_ns = (uint32_t)(rng() % 400000);
-			ev->poll.grow = rng() & 1;
+			ev->poll.vcpu_id = (uint32_t)(check_rng() % 300);
+			ev->poll.new_ns = (uint32_t)check_rng();
+			ev->poll.old_ns = (uint32_t)(check_rng() % 400000);
+			ev->poll.grow = check_rng() & 1;
 			break;
 		case HS_EV_CPU_IDLE:
-			ev->idle.state = rng() & 1 ? HS_IDLE_EXIT : (uint32_t)(rng() % 4);
+			ev->idle.state = check_rng() & 1 ? HS_IDLE_EXIT : (uint32_t)(check_rng() % 4);
 			ev->idle.cpu_id = (uint32_t)ev->cpu;
 			break;
 		case HS_EV_GUEST_HALT_POLL_NS:
-			ev->guest_poll.new_ns = (uint32_t)rng();
-			ev->guest_poll.old_ns = (uint32_t)(rng() % 200000);
-			ev->guest_poll.grow = rng() & 1;
+			ev->guest_poll.new_ns = (uint32_t)check_rng();
+			ev->guest_poll.old_ns = (uint32_t)(check_rng() % 200000);
+			ev->guest_poll.grow = check_rng() & 1;
 			break;
 		}
 	}
