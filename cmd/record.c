@@ -201,10 +201,17 @@ static unsigned int record_events(const struct record_params *p, const char **ev
 		ev[n] = hs_ev_full_name(k);
 		req[n++] = hs_ev_sched(k);
 	}
-	for (unsigned int i = 0; i < p->nextra; i++, n++) {
+	for (unsigned int i = 0; i < p->nextra; i++) {
+		unsigned int k = 0;
+
+		/* -e of an event recorded anyway (sched_switch, now the default) adds nothing */
+		while (k < n && strcmp(ev[k], p->extra[i]))
+			k++;
+		if (k < n)
+			continue;
 		ev[n] = p->extra[i];
 		req[n] = true;
-		filter[n] = NULL;
+		filter[n++] = NULL;
 	}
 	return n;
 }
