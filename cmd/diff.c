@@ -2,7 +2,7 @@
 /*
  * haltstat diff A B: two recordings (before and after a change) compared per
  * VM and vCPU. Each input gets its own accounting and report; lib/diff.c
- * matches and subtracts, formats/diff_*.c render.
+ * matches and subtracts, formats/render/diff_*.c render.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -354,11 +354,11 @@ static uint64_t hs_wakeup_start(const struct hs_event *ev)
 
 /*
  * A wait that polled its whole window went to sleep lag ns after: how long
- * the kernel takes from a poll's end to schedule() (1.7 us on a quiet
- * nested host, 3.4 with three vCPUs on its CPU). A poll that ended early
- * for a reason the events do not show ended that much before its thread
- * slept. The first samples decide, so that every halt after them is
- * charged alike, whichever reader thread has the vCPU.
+ * the kernel takes from a poll's end to schedule() (doc/INTERNALS.md,
+ * "Polling CPU", has the figures). A poll that ended early for a reason
+ * the events do not show ended that much before its thread slept. The
+ * first samples decide, so that every halt after them is charged alike,
+ * whichever reader thread has the vCPU.
  */
 static void hs_vcpu_sleep_lag(struct hs_vcpu_acct *v, uint64_t lag)
 {

@@ -1,23 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The suggestion: which halt_poll_ns to set, why, and how sure we are.
- *
- * Method. Every candidate M has a replayed hit count H(M) and polling CPU
- * C(M) (lib/whatif.c). A hit saves about one wake-up overhead Δ of latency;
- * polling costs CPU. With λ the price of one CPU-ns in latency-ns, the
- * utility U(M) = Δ·H(M) − λ·C(M) is maximal where the marginal hits per
- * CPU-ns fall below λ/Δ: the knee of the hit-rate/CPU curve. Put
- * differently, going one candidate up is worth it while each extra hit
- * costs less than Δ/λ of polling. Only candidates whose polling stays
- * within the per-vCPU CPU budget on every vCPU are eligible; 0 always is.
- *
- *   objective  λ     pays per extra hit  default budget (% of one CPU per vCPU)
- *   latency    0.02  50·Δ                50
- *   balanced   0.2    5·Δ                10
- *   cpu        1.0    1·Δ                 2
- *
- * Δ for pricing is the halts-weighted estimate of the vCPUs, kept within
- * 5..100 us so that one odd estimate cannot make polling free or useless.
+ * Each candidate M is worth U(M) = Δ·H(M) − λ·C(M): its replayed hits
+ * (lib/whatif.c) at about one wake-up overhead Δ each, less its polling
+ * CPU at the objective's price λ (advice_model.c). Only candidates within
+ * the per-vCPU polling budget on every vCPU are eligible, 0 always; Δ is
+ * priced within HS_ADV_DELTA_MIN..HS_ADV_DELTA_MAX. The method and the
+ * objectives' table: doc/INTERNALS.md, "The suggestion".
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -7,9 +7,9 @@
 #include "error.h"
 
 /*
- * Times between wakes: the patterns the KVM workload (sys/workload.h), the
- * synthetic traces and the replay of a recording draw their gaps from. The
- * same pattern and seed give the same sequence everywhere.
+ * Times between wakes: the patterns the KVM workload (lib/sys/workload.h),
+ * the synthetic traces and the replay of a recording draw their gaps from.
+ * The same pattern and seed give the same sequence everywhere.
  */
 enum hs_gap_kind {
 	HS_GAP_LIST,		/* ns[0..n) cycled; a period is a list of one */

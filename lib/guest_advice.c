@@ -2,15 +2,11 @@
 /*
  * The guest layer's suggestion: which guest_halt_poll_ns this machine should
  * run for its own idle toward its hypervisor (the cpuidle-haltpoll
- * governor), from the guest what-if (lib/guest_whatif.c). The host layer,
- * this machine's halt_poll_ns for the VMs it runs, is lib/advice.c's; the
- * two never speak for each other.
- *
- * Method, as for the host: a poll hit saves one halt's extra cost X (the
- * exit to the hypervisor and its wake-up of the vCPU), polling costs CPU,
- * U(G) = X·hits(G) − λ·poll_ns(G) with the objective's λ, X kept within
- * 5..100 us for pricing; only candidates whose busiest guest CPU polls
- * within the budget are eligible, 0 always is; ties go to the smaller.
+ * governor), from the guest what-if (lib/guest_whatif.c); the host layer is
+ * lib/advice.c's, and neither speaks for the other. The method is the
+ * host's with a halt's extra cost X for Δ: U(G) = X·hits(G) − λ·poll_ns(G)
+ * within the per-CPU budget, 0 always eligible, ties to the smaller
+ * (doc/INTERNALS.md, "Guest what-if").
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,34 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Guest what-if: the haltpoll governor (lib/haltpoll.c) replayed per guest
- * CPU at each candidate guest_halt_poll_ns over the recorded idle periods.
- *
- * Wakes from the trace. cpu_idle on one CPU alternates entry and exit. A
- * POLL (state 0) whose exit is followed by a halt entry (state >= 1) timed
- * out, and the two are one idle period; any other POLL ended in a wake (a
- * hit). A halt alone (limit 0) is an idle period too. The time to wake d is
- * then: a hit's poll residency; a timed-out poll's residency plus the
- * halt's residency minus the halt's extra cost X; a halt's residency minus
- * X. X is what a halt costs past the wake (the exit to the hypervisor and
- * its wake-up of the vCPU), what a hit saves.
- *
- * X estimate, as the host what-if estimates its wake-up overhead: every
- * halt's residency is at least X (d >= 0 past the poll), so the smallest
- * one bounds it, and the smallest is also the largest X that keeps every
- * recorded halt a halt in the replay of the recorded setting. It is taken
- * 5% below the smallest residency (ignoring under 1 us: a halt that never
- * left the CPU) over the first HS_GUEST_WHATIF_BUFFER periods, which are
- * kept for that and replayed once it is known; later ones stream through.
- * With fewer than HS_GUEST_EXTRA_SAMPLES halts after a timed-out poll (the
- * only ones whose wake is known to have come just past a limit) it is at
- * most HS_GUEST_DEFAULT_EXTRA: too large an X would make halts look too
- * short for the governor ever to grow on, too small one only costs a few
- * hits at larger candidates, the safe side.
- *
- * Self-check. The recorded setting is replayed too, seeded with the limit
- * a guest_halt_poll_ns event reports the first time (and again after lost
- * events), and compared per idle period with what the governor did: polled
- * or not, hit or not, and which adjustment it traced after a halt.
+ * CPU at each candidate guest_halt_poll_ns over the recorded idle periods
+ * (a poll hit; a poll that timed out and its halt; a halt alone). A halt
+ * adds its residency less X to the time to wake, X being what a halt costs
+ * past the wake, estimated from the first HS_GUEST_WHATIF_BUFFER periods
+ * (kept, and replayed once it is known). The recorded setting is replayed
+ * as the self-check. Why: doc/INTERNALS.md, "Guest what-if".
  */
 #include <math.h>
 #include <stdlib.h>
@@ -66,14 +44,10 @@ struct hs_gw_run {
 };
 
 /*
- * A candidate runs HS_GW_RUNS times: as recorded from limit 0 (as after
- * boot; the prediction), from its maximum, and with every time to wake 5%
- * shorter and 5% longer. The limit's path can fork on a few microseconds
- * (a block just over or under guest_halt_poll_ns), so the spread of these
- * runs is the model part of the prediction's interval. Its sampling part
- * is the host what-if's: the prediction's own spread from one stretch of
- * wakes to the next (lib/spread.h), for it and for the run it predicts (as
- * long as the recording), each side the root sum of squares of the two.
+ * A candidate runs HS_GW_RUNS times: from limit 0 (the prediction), from
+ * its maximum, and with every time to wake 5% shorter and 5% longer; their
+ * spread is the model part of the interval, the sampling part is the host
+ * what-if's (doc/INTERNALS.md, "Guest what-if").
  */
 enum { HS_GW_NOMINAL, HS_GW_FROM_MAX, HS_GW_SHORTER, HS_GW_LONGER, HS_GW_RUNS };
 

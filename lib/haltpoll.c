@@ -1,20 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The haltpoll governor, as Linux runs it:
- *
- *   select: limit == 0 -> halt; after a poll that timed out -> halt;
- *           otherwise poll (up to limit, ending early when work arrives)
- *   after a halt of residency b (haltpoll_reflect -> adjust_poll_limit):
- *     limit < b <= guest_halt_poll_ns: limit = min(max(limit*grow, grow_start), max)
- *     b > guest_halt_poll_ns and allow_shrink:
- *        limit = shrink ? limit/shrink : 0; 6.9+: below grow_start -> 0
- *
- * A poll that times out is followed at once by a halt in the same idle
- * period, and only halts adjust the limit, so one wake is: a hit (d <=
- * limit, polled d), or a poll of limit and a halt of d - limit (+ the
- * halt's extra cost), or with limit 0 a halt alone. The limit starts at 0
- * (haltpoll_enable_device). The kernel computes in unsigned int; so does
- * this.
+ * The haltpoll governor (drivers/cpuidle/governors/haltpoll.c) as Linux
+ * runs it: poll up to the limit unless it is 0 or the last poll timed out;
+ * after a halt longer than the limit and at most guest_halt_poll_ns grow
+ * the limit, after a longer one shrink it if allow_shrink (6.9+: below
+ * grow_start to 0). The limit starts at 0; the kernel computes in unsigned
+ * int, and so does this. The rules in full: doc/INTERNALS.md, "The
+ * haltpoll governor".
  */
 #include <stdio.h>
 

@@ -2,33 +2,13 @@
 /*
  * Per-vCPU what-if: every candidate maximum window is replayed with the
  * era's exact adaptive rules (lib/sim.c) over the recorded times to wake.
- *
- * The time to wake D of a halt is its ns when it was a poll hit, and its ns
- * minus the wake-up overhead Δ when it waited; a wait that sched_waking
- * timed has its own D and overhead, exactly, and a miss of it in the replay
- * costs that overhead (whatif_priv.h). Δ has to be known before the
- * first halt is replayed, so the first HS_WHATIF_BUFFER halts of a vCPU are
- * kept (a bounded buffer), Δ is estimated from them, they are replayed, and
- * every later halt streams straight through: memory is constant per vCPU.
- *
- * Self-check. The recorded setting M is replayed too and compared halt by
- * halt with what the kernel did: poll hit (waited == 0 with a window in
- * force) and grow/shrink/none (the kvm_halt_poll_ns event before the
- * wakeup). The replay is seeded with the recorded window in force the
- * first time it is known, and again after lost events (the chain is broken
- * there); otherwise it runs free like the candidates do, so a wrong rule
- * shows as the divergence it causes in the what-if numbers.
- *
- * Back-filled windows. The account learns the window of halts that ran
- * before it was known only later (the next event's old value, or the
- * rules at the end: lib/account_vcpu.c). hs_whatif_backfill() gives it for the
- * latest such run while it is still in the buffer; it is written into
- * those halts after Δ is estimated (Δ keeps using only the windows known
- * at each halt, as before) and before they are replayed, so the
- * self-check compares them too, and their windows bound M like any other.
- *
- * The wake-up overhead Δ and the wake model: whatif_wake.c; the maximum in
- * force M: whatif_max.c.
+ * The first HS_WHATIF_BUFFER halts of a vCPU are kept until Δ is estimated
+ * from them, then replayed; later ones stream through, so memory is
+ * constant per vCPU. The recorded setting is replayed too, as the
+ * self-check, and windows told only afterwards (hs_whatif_backfill) are
+ * written into the buffer before its replay (doc/INTERNALS.md, "Replay
+ * and self-check", "Back-filled windows"). Δ and the wake model:
+ * whatif_wake.c; the maximum in force M: whatif_max.c.
  */
 #include <stdlib.h>
 #include <string.h>

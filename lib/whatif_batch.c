@@ -1,21 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The candidates' replay, one halt at a time over all of them (see
- * whatif_batch.h). Two forms of the same rules:
- *
- * - scalar: any module setting; a branch per candidate, and the branches
- *   go whichever way each candidate's window makes them, so they are
- *   mispredicted often.
- * - vector: four candidates per step with masks instead of branches, for
- *   valid halts (all of them in an era without the valid field)
- *   when grow and shrink are 0 or powers of two (multiply and divide become
- *   shifts; the module defaults are 2 and 0 or 2), on CPUs with AVX2
- *   (chosen when a vCPU's replay is set up).
- *
- * Both are compiled once per kernel era (era.h), its rules constants. The
- * scalar form calls the rules of sim.h that hs_sim_halt calls too; the
- * vector form is written apart, and hs_sim_halt is the reference it is
- * tested against (tests/unit/whatif.c, tests/t-fastpath.sh).
+ * whatif_batch.h), in two forms of the same rules: scalar, for any module
+ * setting; vector, four candidates per step with masks instead of
+ * branches, on CPUs with AVX2, for valid halts when grow and shrink are 0
+ * or powers of two. Both are compiled once per kernel era (era.h). The
+ * vector form is written apart and tested against hs_sim_halt
+ * (tests/unit/whatif.c, tests/t-fastpath.sh); doc/INTERNALS.md, "The
+ * batched replay".
  */
 #include <stdlib.h>
 #include <string.h>

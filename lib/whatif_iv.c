@@ -1,34 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Prediction intervals of the what-if (see whatif.c for the models).
- *
- * The point replay is one run of the adaptive window over the recorded
- * times to wake. How far another run of the same workload may land from it
- * has three sources, each replayed rather than assumed:
- *
- * - the wake model: the point takes the one the trace supports (closed
- *   loop by default), the other one is replayed as a bound, unless timed
- *   waits refuted it (whatif_wake.c);
- * - the wake-up overhead Δ: replayed at the low and high end of what the
- *   trace allows (hs_whatif_delta_range in whatif.c);
- * - the sensitivity of the adaptive window: every time to wake perturbed
- *   by up to HS_WHATIF_IV_JITTER_PM per mille (two fixed pseudo-random
- *   draws, each a function of the halt's recorded duration), replayed. Far from a threshold this changes nothing; near one
- *   (a window close to a common time to wake) it flips the path the window
- *   takes, which is exactly where a real run can go either way.
- *
- * These replays cover the first HS_WHATIF_IV_HALTS halts of the vCPU, and
- * their difference to the point over the same halts is added to the point
- * over all halts. The spread of the point itself from one stretch of the
- * recording to the next (the standard error of the mean of its blocks,
- * lib/spread.h) is the point's sampling error; the run the interval
- * predicts has a sampling error of its own, taken as the same (a run as
- * long as the recording). Their root sum of squares, times the 97.5%
- * quantile of Student's t for the number of blocks (hs_spread_margin), is
- * the sampling part. Without the second term a new run of a workload with
- * random gaps lands outside about one time in ten. The model part and the
- * sampling part are independent errors: each side of the interval is their
- * root sum of squares.
+ * Prediction intervals of the what-if, earned by replays rather than added
+ * as a margin. The model part: the other wake model, Δ at both ends of its
+ * range, and every time to wake perturbed by up to HS_WHATIF_IV_JITTER_PM
+ * per mille, replayed over the first HS_WHATIF_IV_HALTS halts. The sampling
+ * part: the point's spread over blocks of the recording (lib/spread.h) and
+ * as much again for the run predicted. Each side is the root sum of squares
+ * of the two; why: doc/INTERNALS.md, "Prediction intervals".
  */
 #include <math.h>
 #include <stdlib.h>

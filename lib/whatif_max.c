@@ -1,30 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The maximum window M in force, as the self-check replays it (whatif_priv.h).
- *
- * Inferring M. Every reliable, valid halt with a known window W bounds the
- * maximum in force by the kernel's rules, whatever the metadata says: a
- * grow means ns < M; a shrink means ns > M; no event with W == 0 and ns > 0
- * means ns >= M (else it would have grown); a window polled with (the
- * event's old value, after the 6.1+ entry clamp; on 4.4/5.x, where grows
- * clamp to M, any window and a grow's new value) is <= M; on 6.1+ an
- * event whose old is below the previous event's new shows the entry cut,
- * so that old is M (>= M too). The bounds do
- * not depend on M, so they are gathered as halts arrive. When the recorded
- * M is unknown, or known and outside the bounds (a VMM that sets its own
- * with KVM_CAP_HALT_POLL: the module parameter is then not the maximum in
- * force), M is taken where operators set it, at round numbers: between
- * two bounds the roundest value (a multiple of 1000000, else 500000,
- * 100000, 50000, 10000, 1000: the smallest such), with only a lower bound
- * that rounded up to a multiple of 10000 (or else 1000), else the lower
- * bound itself; bounds that contradict each other
- * (M changed during the recording) keep the recorded value. Within the
- * bounds a likely value wins where there is one: the largest window polled
- * that the grow and shrink rules do not reach from grow_start (only a cut
- * to M explains it), or on 6.1+ the largest window a grow carried on to
- * (unproven: it may have been cut). The replay follows the bounds as they
- * are kept up to date (as 6.1+ reads M live).
- * A trace without any bound (only hits) gives 0.
+ * The maximum window M in force, as the self-check replays it
+ * (whatif_priv.h). Every reliable, valid halt with a known window bounds M
+ * by the kernel's rules, whatever the metadata says (a VMM may set its own
+ * with KVM_CAP_HALT_POLL). When the recorded M is unknown or outside the
+ * bounds, M is the roundest value they allow, or a likely one only a cut
+ * to M explains; bounds that contradict each other keep the recorded
+ * value, and a trace without any bound gives 0. The rules:
+ * doc/INTERNALS.md, "The maximum in force".
  */
 #include <string.h>
 

@@ -1,66 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The what-if's wake-up overhead Δ and its wake model (whatif_priv.h).
- *
- * Measured Δ. With sched_waking in the recording each wait's wake is timed
- * (lib/account_vcpu.c): its ns minus its time to wake is its own overhead, and
- * the replay uses both as they were (hs_whatif_delta_measure below). That
- * overhead is not one number: on a nested host it ran from 18 to 130 us
- * around a median of 43 (the shared exp120 recording, matched halt by halt
- * with the workload's seeded gaps), and it moved from 58 us to 40 over
- * the first quarter second. A replay that takes every wait's ns minus one
- * Δ blurs its times to wake by that spread, and a blurred wake near the
- * window flips hits into misses whose shrinks the window then pays for:
- * the same recording replayed 44.2% at 200000 against KVM's 46.6%, the
- * matched times to wake 45-47%. The estimate below is what remains
- * without the event.
- *
- * Δ estimate. For a wait the kernel measured ns = poll window W + the rest of
- * the time to wake past the window + Δ, so s = ns - W >= Δ for a poll miss
- * (W > 0) and s = ns >= Δ for a wait without polling (W == 0). The floor of
- * these samples is Δ: wakes that land just after the window end give
- * s close to Δ. The estimate is the smallest sample, ignoring samples
- * below HS_WHATIF_DELTA_FLOOR (1 us: no schedule-out and back is that
- * quick, so such a sample is a halt we misread). The smallest sample is
- * also the largest Δ that keeps every recorded miss a miss in the replay
- * (D = ns - Δ >= window): a larger one would turn misses into hits and send
- * the replay down another path, a smaller one only makes the replay count a
- * few hits less at larger windows, so the error is on the safe side. It is
- * taken 5% below that sample: only the first halts are looked at, and a
- * later wake landing even closer to the window end must still replay as
- * the miss it was.
- *
- * Under contention that floor collapses: KVM stops polling as soon as
- * another task is runnable on the CPU, so a miss whose poll was cut ends
- * anywhere from Δ - W to Δ past its window (an overcommitted host gave
- * 1.2 us for a Δ of about 28). Two defences. Halts whose poll the sched
- * events show cut (poll_cut_ns < W: another task runnable, or the vCPU
- * thread asleep before its window ran out) are left out: their s bounds
- * nothing. Without sched events the cut polls still show: a sample below
- * the 1 us floor cannot come from a poll that ran its window, so each one
- * is evidence of a cut. Their companions that landed above the floor but
- * below Δ cannot be told apart, and they are fewer than those below it
- * (a cut at a uniform moment of a window W lands within Δ of its end
- * about Δ/W of the time), so with evidence of cuts the estimate skips
- * half as many low samples as there are below the floor, plus the lowest
- * 0.5% (HS_WHATIF_DELTA_QUANTILE) for the cuts too rare to leave any
- * evidence: a low quantile instead of the minimum. Measured on the shared
- * recordings of one host: 3 vCPUs on 2 CPUs, 27.8 us -> 25.8 us against
- * 26.8 us for an uncontended exponential-gap recording (which has a few
- * cut polls too; the minimum gave 1.3 and 11.2). Without evidence of cuts
- * the minimum stands, so an uncontended replay still reproduces every
- * recorded miss.
- *
- * With fewer than HS_WHATIF_DELTA_SAMPLES samples (a vCPU whose window
- * settled early, so nearly every halt is a hit) no wake may have landed
- * near the window end, and the smallest sample is only a loose upper
- * bound: the estimate is then at most HS_WHATIF_DEFAULT_DELTA (20 us, a
- * typical scheduler wake-up on x86), because overestimating Δ would make
- * periodic wakes look too long to ever grow the window on. With no sample
- * at all (the window was never known) the smallest wait bounds it the same
- * way, and with no wait at all it is the default (it then affects nothing:
- * every halt was a hit and keeps D = ns).
- *
+ * Δ is each wait's own where sched_waking timed it (one figure for every
+ * wait blurs the times to wake); else it is estimated as the floor of the
+ * misses' excess over their window, a low quantile where polls were cut
+ * (doc/INTERNALS.md, "Wake-up overhead"). The wake model, closed or open
+ * loop, comes from the timed waits' slope, else from pairs of halts
+ * (doc/INTERNALS.md, "The wake model").
  */
 #include <math.h>
 #include <stdlib.h>
@@ -77,8 +23,8 @@
 #define HS_WAKE_SLOPE_Z 3.0		/* standard errors between their slope and the other model's */
 
 /*
- * A miss's excess over its window (see the comment at the top), or
- * UINT64_MAX when the halt says nothing of Δ. *cut_evidence is set for a
+ * A miss's excess over its window (doc/INTERNALS.md, "Wake-up overhead"),
+ * or UINT64_MAX when the halt says nothing of Δ. *cut_evidence is set for a
  * poll that must have been cut: its excess is below any wake-up overhead.
  */
 static uint64_t hs_whatif_delta_sample(const struct hs_whatif_halts *h,
@@ -154,10 +100,9 @@ static bool hs_whatif_delta_measure(const struct hs_whatif_halts *h, struct hs_w
 
 /*
  * Every wait lasts its time to wake plus Δ, so Δ is at most the shortest
- * wait: where cut polls leave few misses that ran their window, the
- * excesses above it are the long waits, and their low quantile says
- * nothing (an overcommitted host gave 5.4 ms). The lowest 0.5% of the
- * waits, below the 1 us floor aside, bound it. s has room for nbuf.
+ * wait: where cut polls leave few misses that ran their window, the lowest
+ * 0.5% of the waits (below the 1 us floor aside) bound it. s has room for
+ * nbuf.
  */
 static void hs_whatif_delta_cap(const struct hs_whatif_halts *h, struct hs_whatif_delta *d,
 				uint64_t *s)
@@ -297,23 +242,12 @@ static unsigned int hs_wake_pairs(const struct hs_whatif_halts *h, struct hs_wak
 }
 
 /*
- * Timed waits show the wake model directly. Closed loop, the time to wake
- * of the halt after a wait does not depend on how late that wait ended;
- * open loop its wake stays where it was in absolute time, so every
- * microsecond more that the wait's own overhead took is one less to wake
- * (and a wake that came before the guest halted again is pending: 0). So
- * the next halt's time to wake (a timed wait's, or a hit's ns) falls with
- * the wait's overhead, with slope -1 or, where pending wakes cut it at 0,
- * a little less steeply; closed loop the slope is 0. The overhead is not
- * drawn apart from the wait's own time to wake (a longer sleep may wake
- * slower), and that time may fix the next one (cycled gaps): the slope is
- * taken within bands of the wait's time to wake (a quarter octave each),
- * pooled. It decides when it lies HS_WAKE_SLOPE_Z standard errors away
- * from the other model: closed when at least -1/4 and clear of -1/2 (an
- * open loop's slope with some wakes pending), open when below -1/4 and
- * clear of 0. The overhead's spread (tens of microseconds on a nested
- * host) is what makes it measurable; wide gaps add noise, and then it may
- * not decide.
+ * Timed waits show the wake model directly: the next halt's time to wake
+ * falls with the wait's own overhead, slope -1 open loop (a little less
+ * steep where wakes come pending), 0 closed. The slope is pooled within
+ * bands of the wait's time to wake (a quarter octave each), so that cycled
+ * gaps do not fake one, and decides HS_WAKE_SLOPE_Z standard errors clear
+ * of the other model (doc/INTERNALS.md, "The wake model").
  */
 #define HS_WAKE_BANDS 160
 
@@ -391,19 +325,12 @@ static bool hs_whatif_wake_timed(const struct hs_whatif_halts *h, struct hs_wake
 }
 
 /*
- * Closed loop, the next wake comes a fixed time after the next halt
- * starts, whatever the halt before it did; open loop, it comes at its own
- * absolute time, so the time from a halt's end to the next wake is Δ
- * shorter after a wait (which ended Δ late) than after a hit. Only second
- * halts that were hits show their wake exactly, and which of them hit
- * depends on their window, which the first halt's outcome moved (a miss
- * grows or shrinks it): so pairs are compared among second halts polled
- * with the same window (at least 8 of each kind). Being a hit cuts the
- * second halts' times to wake at the window from above, so the shift shows
- * whole only toward the bottom: the first quartiles' difference, weighted
- * by the smaller count. At least HS_WAKE_MIN_PAIRS matched pairs decide; a
- * shift above half the middle of Δ's range is open loop (the estimate is a
- * floor, which contention can press near 0).
+ * The wake model of the buffered halts: the timed waits' slope where it
+ * decides; else pairs whose second halt is a hit, compared among those
+ * polled with the same window by their first quartiles (open loop, the
+ * time from a halt's end to the next wake is Δ shorter after a wait than
+ * after a hit); HS_WAKE_MIN_PAIRS matched pairs decide (doc/INTERNALS.md,
+ * "The wake model").
  */
 void hs_whatif_wake_choose(const struct hs_whatif_halts *h, const struct hs_whatif_delta *d,
 			   struct hs_wake_choice *out)

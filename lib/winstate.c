@@ -18,33 +18,15 @@ const char *const hs_unknown_reason_names[HS_UNK_COUNT] = {
 };
 
 /*
- * The window a recording starts in. A recording of a long-running VM
- * begins mid-life, and after lost events the window is unknown again, until
- * the vCPU's next kvm_halt_poll_ns. The halts in between ran under one
- * window (only a grow or shrink changes it, and each fires an event; the
- * 6.1+ entry clamp to M is silent but leaves the same value for every
- * later halt), so they are kept as one segment of counts, and moved once
- * it is told:
- * - the next event's old value is that window, exactly (it is also what
- *   corrects a window carried on from a grow above M, cut at halt entry);
- * - with no event until the end (or the next loss), the kernel's rules
- *   decide from the segment's longest and shortest halt, given the maximum
- *   M in force (the what-if's, which follows the window events when they
- *   contradict the module parameter). No event after a valid halt of ns
- *   means ns <= W, or W == 0 and ns >= M. So with M == 0 the window is 0;
- *   with no halt in (0, M) and one above M, it is 0 (a halt above M with a
- *   window > 0 shrinks); with a halt in (0, M) a zero window would have
- *   grown, so either a window of at least every halt was in force (then
- *   the waits were polls cut short by another runnable task) or polling
- *   was off for the vCPU altogether (its VM's maximum is 0, or the guest
- *   turned host polling off, which also keeps every event away): the
- *   first when the halts are mostly hits, the second when mostly waits
- *   (and likewise when every halt lasted exactly M: 0 or M).
- *   An invalid halt always shrinks where polling is allowed, so one
- *   without an event means polling is off. Otherwise the waits stay
- *   unknown, with the reason counted.
- * The halt right after lost events stays unknown (its own event may be
- * among the lost). Nothing here grows with the halts.
+ * The window a recording starts in, and resumes in after lost events. The
+ * halts until the vCPU's next kvm_halt_poll_ns all ran under one window, so
+ * they are one segment of counts, moved once the window is told: by the
+ * next event's old value, else at the end (or the next loss) by the
+ * kernel's rules from the segment's longest and shortest halt and the
+ * maximum M in force; otherwise the waits stay unknown, with the reason
+ * counted. The halt right after lost events stays unknown. Nothing here
+ * grows with the halts. The rules: doc/INTERNALS.md, "The window a
+ * recording starts in".
  */
 void hs_winstate_open(struct hs_window_seg *s, int64_t window, uint64_t ts)
 {

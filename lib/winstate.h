@@ -17,7 +17,7 @@
 
 /*
  * How the window of waits that came before it was known was told
- * afterwards (lib/account_vcpu.c, "The window a recording starts in").
+ * afterwards (doc/INTERNALS.md, "The window a recording starts in").
  */
 enum hs_window_source {
 	HS_WSRC_NEXT_EVENT,	/* the next kvm_halt_poll_ns's old value */

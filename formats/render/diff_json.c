@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * `haltstat diff --json`: "haltstat.diff/1", described by
- * formats/diff.schema.json. What a recording cannot tell is null.
+ * formats/render/diff.schema.json. What a recording cannot tell is null.
  */
 #include <stdio.h>
 

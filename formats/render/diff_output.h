@@ -9,7 +9,7 @@
 
 /* Writers of `haltstat diff`: layout only, the numbers come from lib/diff.c. */
 int hs_diff_write_text(FILE *out, const struct hs_diff *d, bool color);
-/* One JSON document, schema "haltstat.diff/1" (formats/diff.schema.json). */
+/* One JSON document, schema "haltstat.diff/1" (formats/render/diff.schema.json). */
 int hs_diff_write_json(FILE *out, const struct hs_diff *d);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The JSON report ("haltstat.report/1", described by formats/report.schema.json).
+ * The JSON report ("haltstat.report/1", described by formats/render/report.schema.json).
  * Units are in the key names (_ns, _s, _pct; rates are 0..1). Unknown values
  * are null, never -1, NaN or infinity. JSON integers are signed 64-bit here:
  * unsigned values above 2^63-1 (only reachable from corrupt input) are

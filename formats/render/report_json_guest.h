@@ -7,7 +7,7 @@
 #include "../../lib/report.h"
 #include "jsonw.h"
 
-/* The guest layer's parts of the JSON report (formats/report_json.c puts them in place). */
+/* The guest layer's parts of the JSON report (report_json.c puts them in place). */
 json_t *hs_json_guest_what_if(struct hs_jw *j, const struct hs_guest_whatif_row *rows,
 			      unsigned int n);
 /* The guest CPU's replay: what_if, selfcheck, halt_extra_ns, into o. */

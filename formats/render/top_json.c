@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * `haltstat top` without a terminal: one "haltstat.top/1" document per
- * interval on one line (NDJSON), described by formats/top.schema.json.
+ * interval on one line (NDJSON), described by formats/render/top.schema.json.
  */
 #include <stdio.h>
 

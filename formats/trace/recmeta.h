@@ -11,8 +11,9 @@
 #include "tracedat_internal.h"
 
 /*
- * haltstat's record-time metadata: "key=value" lines (doc/ARCHITECTURE.md
- * lists the keys). They travel two ways, with the same lines:
+ * haltstat's record-time metadata: "key=value" lines (doc/INTERNALS.md,
+ * "Record-time metadata", lists the keys). They travel two ways, with the
+ * same lines:
  *   - as notes inside the trace: each line a trace_marker write prefixed
  *     "haltstat-meta: ", so an ftrace:print event that every tool keeps:
  *     trace-cmd convert copies it, trace-cmd report and the kernel's text

@@ -2,22 +2,12 @@
 /*
  * The page decoder behind both trace.dat versions: per CPU a cursor over
  * its ring-buffer pages, a time-ordered merge across CPUs into the sink,
- * the losses, and the metadata the file carries.
- *
- * Losses: every page's missed-events flag is reported where it happened
- * (a stored count, or "unknown"). The per-CPU kernel stats (haltstat
- * trailer lost.cpuN, else CPUSTAT overrun + dropped) may count more than
- * the pages carry (overwritten pages leave no mark); per CPU the total
- * reported is max(sum of page counts, stats count): the difference is
- * reported before the first event, where overwrite losses happen. A copy
- * with neither (a conversion) takes the counts of haltstat's notes.
- *
- * Given the file descriptor, the ring-buffer pages are read with pread()
- * into one bounded window per CPU instead of through the mapping: the
- * memory used stays the same whatever the file size, and the pages are
- * copied from the page cache without a page fault per 64 KiB (expensive
- * in virtual machines). Compressed per-CPU data (v7) is inflated one chunk
- * at a time into the CPU's window (td_at), never whole.
+ * the losses, and the metadata the file carries. Per CPU the losses
+ * reported are the larger of the pages' counts and the kernel's stats, the
+ * difference before the first event. Given a file descriptor, pages are
+ * read with pread() into one bounded window per CPU (v7 chunks inflated
+ * into it one at a time, td_at), so memory does not grow with the file.
+ * Why: doc/INTERNALS.md, "The page decoder: losses and bounded reads".
  */
 #include <errno.h>
 #include <stdio.h>

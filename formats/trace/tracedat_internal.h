@@ -56,7 +56,7 @@ void hs_td_stats_free(struct hs_td_stats *st);
 /* One CPU's count; -1 when out of memory. */
 int hs_td_stats_set(struct hs_td_stats *st, long cpu, int64_t lost);
 
-/* haltstat trailer (formats/recmeta.h). start: where the text begins, or 0 if none. */
+/* haltstat trailer (recmeta.h). start: where the text begins, or 0 if none. */
 int hs_td_trailer_find(const unsigned char *buf, size_t len, uint64_t data_end,
 		       uint64_t *start, uint64_t *tlen);
 

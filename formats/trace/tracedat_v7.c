@@ -2,23 +2,11 @@
 /*
  * trace.dat version 7 (trace-cmd.dat.v7(5)) parsed from the mapped bytes into
  * the struct td_file that the page decoder of tracedat_decode.c runs on.
- *
- * After the fixed header (as v6) come the compression algorithm's name and
- * version and the offset of the first options section. A section: id (2),
- * flags (2, bit 0 compressed), string id (4), size (8), then its payload; a
- * compressed payload is compressed size (4), uncompressed size (4), data.
- * Options sections chain through their DONE option. Options point to the
- * header info, event formats and cmdlines sections, whose payloads are laid
- * out as in v6, and (BUFFER) to each buffer's flyrecord section with the
- * per-CPU data offsets and sizes. In a compressed buffer each CPU's data is
- * a chunk count (4) and chunks (compressed size 4, uncompressed size 4,
- * data); the size in the BUFFER option leaves out the chunk count.
- *
  * Every offset and size is checked against the file (or the inflated
  * section) before use, and every inflation against a ceiling. Chunks are
- * only walked here (headers, read with pread when there is a file, so the
- * mapping of the compressed data is never touched): the decoder inflates
- * them one at a time into each CPU's window (hs_td_chunk_next).
+ * only walked here, by their headers (read with pread when there is a
+ * file); the decoder inflates them one at a time (hs_td_chunk_next). The
+ * layout: doc/INTERNALS.md, "trace.dat v7".
  */
 #include <errno.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * memory first: it is small, and building it first lets the page-aligned CPU
  * data offsets be known before anything reaches the file. The CPU data then
  * follows, and after the last CPU comes the haltstat metadata trailer of
- * formats/recmeta.h, which trace-cmd's v6 reader never looks at.
+ * formats/trace/recmeta.h, which trace-cmd's v6 reader never looks at.
  *
  * Numbers are written in host byte order with the endianness flag to match:
  * the raw ring-buffer pages are in the recording host's order anyway.

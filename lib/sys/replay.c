@@ -1,17 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * haltstat replay (see replay.h).
- *
- * The prediction runs lib/sim.c over exactly the times to wake that are
- * replayed, with the what-if's own parameters (era, module values, wake-up
- * overhead), starting from a zero window as a fresh VM does. Without a cap
- * that is the what-if row of the recording at that setting, halt for halt;
- * with one it is the same replay stopped where the kept sequence ends, so
- * predicted and measured always cover the same halts.
- *
- * Measured poll hits are KVM's halt_successful_poll over the halts the
- * guest counted, and polling CPU is halt_poll_success_ns + halt_poll_fail_ns,
- * both from the vCPU's binary statistics, so no tracing is needed.
+ * haltstat replay (see replay.h). The prediction runs lib/sim.c over
+ * exactly the times to wake replayed, with the what-if's own parameters,
+ * from a zero window as a fresh VM starts, so predicted and measured cover
+ * the same halts. Measured hits and polling CPU come from the vCPU's
+ * binary statistics (halt_successful_poll, halt_poll_success_ns +
+ * halt_poll_fail_ns), so no tracing is needed (doc/INTERNALS.md,
+ * "haltstat replay: predicted against measured").
  */
 #include <math.h>
 #include <stdio.h>
