@@ -41,7 +41,7 @@ unsigned int hs_idle_slot(int64_t state)
 	return state >= HS_IDLE_STATES ? HS_IDLE_STATES - 1 : (unsigned int)state;
 }
 
-static void hs_guest_close(struct hs_guest_cpu_acct *g, uint64_t ts)
+static void guest_close(struct hs_guest_cpu_acct *g, uint64_t ts)
 {
 	unsigned int slot = hs_idle_slot(g->cur_state);
 
@@ -53,13 +53,13 @@ static void hs_guest_close(struct hs_guest_cpu_acct *g, uint64_t ts)
 	g->cur_state = -1;
 }
 
-static void hs_guest_idle(struct hs_guest_cpu_acct *g, const struct hs_event *ev)
+static void guest_idle(struct hs_guest_cpu_acct *g, const struct hs_event *ev)
 {
 	uint32_t state = ev->idle.state;
 
 	if (state == HS_IDLE_EXIT) {
 		if (g->cur_state >= 0)
-			hs_guest_close(g, ev->ts);
+			guest_close(g, ev->ts);
 		return;
 	}
 	/* the POLL that just ended timed out if the governor now halts */
@@ -75,7 +75,7 @@ static void hs_guest_idle(struct hs_guest_cpu_acct *g, const struct hs_event *ev
 	g->cur_since = ev->ts;
 }
 
-static void hs_guest_poll_ns(struct hs_guest_cpu_acct *g, const struct hs_event *ev)
+static void guest_poll_ns(struct hs_guest_cpu_acct *g, const struct hs_event *ev)
 {
 	if (ev->guest_poll.grow)
 		g->grows++;
@@ -102,9 +102,9 @@ int hs_account_guest_event(struct hs_account *a, const struct hs_event *ev)
 	if (ev->ts > g->last_ts)
 		g->last_ts = ev->ts;
 	if (ev->kind == HS_EV_CPU_IDLE)
-		hs_guest_idle(g, ev);
+		guest_idle(g, ev);
 	else
-		hs_guest_poll_ns(g, ev);
+		guest_poll_ns(g, ev);
 	if (g->whatif)
 		hs_guest_whatif_event(g->whatif, ev);
 	return 0;
@@ -124,7 +124,7 @@ void hs_guest_forget(struct hs_guest_cpu_acct *g)
 void hs_guest_finish(struct hs_guest_cpu_acct *g, uint64_t end)
 {
 	if (g->cur_state >= 0) {
-		hs_guest_close(g, end);
+		guest_close(g, end);
 		g->cur_state = -1;
 	}
 	/* a POLL that ended and was not followed by a halt was a hit */

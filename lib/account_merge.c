@@ -11,7 +11,7 @@
 #include "error.h"
 #include "account_state.h"
 
-static int hs_carry_vcpu(struct hs_account *n, const struct hs_vcpu_acct *p, uint64_t ts)
+static int carry_vcpu(struct hs_account *n, const struct hs_vcpu_acct *p, uint64_t ts)
 {
 	struct hs_vcpu_acct *v = hs_vcpu_get(n, p->tid, ts);
 
@@ -28,7 +28,7 @@ static int hs_carry_vcpu(struct hs_account *n, const struct hs_vcpu_acct *p, uin
 	return 0;
 }
 
-static int hs_carry_guest(struct hs_account *n, const struct hs_guest_cpu_acct *p, uint64_t ts)
+static int carry_guest(struct hs_account *n, const struct hs_guest_cpu_acct *p, uint64_t ts)
 {
 	struct hs_guest_cpu_acct *g = hs_guest_get(n, p->cpu, ts);
 
@@ -65,10 +65,10 @@ int hs_account_carry(struct hs_account *n, const struct hs_account *p, uint64_t 
 	for (i = 0; i < p->nprocs; i++)
 		hs_account_process(n, p->procs[i].tgid, p->procs[i].comm, p->procs[i].vm_name);
 	for (i = 0; i < p->nvcpus; i++)
-		if (hs_carry_vcpu(n, p->vcpus[i], ts))
+		if (carry_vcpu(n, p->vcpus[i], ts))
 			return HS_ERR_RUNTIME;
 	for (i = 0; i < p->nguest; i++)
-		if (hs_carry_guest(n, &p->guest[i], ts))
+		if (carry_guest(n, &p->guest[i], ts))
 			return HS_ERR_RUNTIME;
 	return 0;
 }
@@ -118,7 +118,7 @@ void hs_account_shard(struct hs_account *a, unsigned int index, unsigned int cou
 }
 
 /* Both lists are in order of first appearance: so is their merge. */
-static int hs_absorb_vcpus(struct hs_account *a, struct hs_account *from)
+static int absorb_vcpus(struct hs_account *a, struct hs_account *from)
 {
 	unsigned int n = a->nvcpus + from->nvcpus, i = 0, j = 0, k = 0;
 	struct hs_vcpu_acct **all = malloc(sizeof(*all) * (n ? n : 1));
@@ -147,7 +147,7 @@ static int hs_absorb_vcpus(struct hs_account *a, struct hs_account *from)
 	return 0;
 }
 
-static int hs_absorb_guest(struct hs_account *a, struct hs_account *from)
+static int absorb_guest(struct hs_account *a, struct hs_account *from)
 {
 	unsigned int n = a->nguest + from->nguest, i = 0, j = 0, k = 0;
 	struct hs_guest_cpu_acct *all = malloc(sizeof(*all) * (n ? n : 1));
@@ -178,12 +178,12 @@ static int hs_absorb_guest(struct hs_account *a, struct hs_account *from)
 
 int hs_account_absorb(struct hs_account *a, struct hs_account *from)
 {
-	int ret = hs_absorb_vcpus(a, from);
+	int ret = absorb_vcpus(a, from);
 
 	/* the only count a shard keeps for itself */
 	a->meta.over_limit_events += from->meta.over_limit_events;
 	if (!ret)
-		ret = hs_absorb_guest(a, from);
+		ret = absorb_guest(a, from);
 	if (!ret)
 		hs_account_shard(a, 0, 1);
 	return ret;

@@ -10,7 +10,7 @@
 #include "account_state.h"
 
 /* Names end up in text output: keep them one printable line. */
-static void hs_copy_name(char *dst, size_t size, const char *src)
+static void copy_name(char *dst, size_t size, const char *src)
 {
 	size_t i;
 
@@ -41,7 +41,7 @@ void hs_account_thread(struct hs_account *a, int tid, int tgid, const char *comm
 	}
 	if (tgid >= 0)
 		t->tgid = tgid;
-	hs_copy_name(t->comm, sizeof(t->comm), comm);
+	copy_name(t->comm, sizeof(t->comm), comm);
 }
 
 void hs_account_process(struct hs_account *a, int tgid, const char *comm, const char *vm_name)
@@ -56,9 +56,9 @@ void hs_account_process(struct hs_account *a, int tgid, const char *comm, const 
 	p = &a->procs[i];
 	p->tgid = tgid;
 	if (comm)
-		hs_copy_name(p->comm, sizeof(p->comm), comm);
+		copy_name(p->comm, sizeof(p->comm), comm);
 	if (vm_name)
-		hs_copy_name(p->vm_name, sizeof(p->vm_name), vm_name);
+		copy_name(p->vm_name, sizeof(p->vm_name), vm_name);
 }
 
 const struct hs_thread_info *hs_account_thread_info(const struct hs_account *a, int tid)

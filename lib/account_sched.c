@@ -12,7 +12,7 @@
  * The shard of a vCPU thread notes when it is woken; a thread not known as
  * one yet may be a vCPU thread in its first halt, so its wake is kept aside.
  */
-static void hs_account_waking(struct hs_account *a, const struct hs_event *ev)
+static void account_waking(struct hs_account *a, const struct hs_event *ev)
 {
 	int tid = ev->sched_wakeup.pid;
 	long i;
@@ -29,7 +29,7 @@ static void hs_account_waking(struct hs_account *a, const struct hs_event *ev)
 }
 
 /* A vCPU thread that goes to sleep does so on the CPU it polled on. */
-static void hs_account_slept(struct hs_account *a, const struct hs_event *ev)
+static void account_slept(struct hs_account *a, const struct hs_event *ev)
 {
 	const struct hs_sched_switch *sw = &ev->sched_switch;
 	long i;
@@ -47,7 +47,7 @@ static void hs_account_slept(struct hs_account *a, const struct hs_event *ev)
 int hs_account_sched(struct hs_account *a, const struct hs_event *ev)
 {
 	if (ev->kind == HS_EV_SCHED_WAKING) {
-		hs_account_waking(a, ev);
+		account_waking(a, ev);
 		return 0;
 	}
 	if (!a->runq) {
@@ -56,7 +56,7 @@ int hs_account_sched(struct hs_account *a, const struct hs_event *ev)
 			return HS_ERR_RUNTIME;
 	}
 	if (ev->kind == HS_EV_SCHED_SWITCH)
-		hs_account_slept(a, ev);
+		account_slept(a, ev);
 	if (ev->kind == HS_EV_SCHED_SWITCH)
 		hs_runq_switch(a->runq, ev->ts, ev->cpu, &ev->sched_switch);
 	else

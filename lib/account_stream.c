@@ -61,7 +61,7 @@ struct hs_meta *hs_account_meta(struct hs_account *a)
 
 
 /* The span of the events kept grows to cover [first, last]. */
-static void hs_account_span(struct hs_account *a, uint64_t first, uint64_t last)
+static void account_span(struct hs_account *a, uint64_t first, uint64_t last)
 {
 	if (!a->have_ts || first < a->first_ts)
 		a->first_ts = first;
@@ -95,10 +95,10 @@ void hs_account_tally(struct hs_account *a, const struct hs_event_tally *t)
 		any |= t->count[k] != 0;
 	}
 	if (any)
-		hs_account_span(a, t->first_ts, t->last_ts);
+		account_span(a, t->first_ts, t->last_ts);
 }
 
-static int hs_account_kvm(struct hs_account *a, const struct hs_event *ev)
+static int account_kvm(struct hs_account *a, const struct hs_event *ev)
 {
 	struct hs_vcpu_acct *v;
 
@@ -117,7 +117,7 @@ static int hs_account_kvm(struct hs_account *a, const struct hs_event *ev)
 }
 
 /* start/end count from the first event seen, whatever its kind. */
-static bool hs_account_in_range(struct hs_account *a, uint64_t ts)
+static bool account_in_range(struct hs_account *a, uint64_t ts)
 {
 	uint64_t rel;
 
@@ -138,10 +138,10 @@ int hs_account_event(struct hs_account *a, const struct hs_event *ev)
 
 	if (ev->kind < HS_EV_VCPU_WAKEUP || ev->kind > HS_EV_ANALYSED_LAST)
 		return HS_ERR_INPUT;
-	if (!hs_account_in_range(a, ev->ts))
+	if (!account_in_range(a, ev->ts))
 		return 0;
 	if (ev->kind == HS_EV_VCPU_WAKEUP || ev->kind == HS_EV_HALT_POLL_NS)
-		ret = hs_account_kvm(a, ev);
+		ret = account_kvm(a, ev);
 	else if (hs_ev_sched(ev->kind))
 		ret = hs_account_sched(a, ev);
 	else
@@ -149,7 +149,7 @@ int hs_account_event(struct hs_account *a, const struct hs_event *ev)
 	if (ret)
 		return ret;
 	a->events[ev->kind]++;
-	hs_account_span(a, ev->ts, ev->ts);
+	account_span(a, ev->ts, ev->ts);
 	return 0;
 }
 
@@ -174,7 +174,7 @@ void hs_account_lost(struct hs_account *a, int cpu, uint64_t count, bool count_k
 }
 
 /* The tgid of a vCPU thread, -1 unknown. */
-static int hs_vcpu_tgid(const struct hs_account *a, const struct hs_vcpu_acct *v)
+static int vcpu_tgid(const struct hs_account *a, const struct hs_vcpu_acct *v)
 {
 	const struct hs_thread_info *t = hs_account_thread_info(a, v->tid);
 
@@ -187,7 +187,7 @@ static int hs_vcpu_tgid(const struct hs_account *a, const struct hs_vcpu_acct *v
  * self-check's last replay use it. The bounds are taken before any merge,
  * so the order of the vCPUs does not matter.
  */
-static void hs_account_vm_max(struct hs_account *a)
+static void account_vm_max(struct hs_account *a)
 {
 	struct hs_selfcheck *sc = calloc(a->nvcpus ? a->nvcpus : 1, sizeof(*sc));
 	int *tgid = calloc(a->nvcpus ? a->nvcpus : 1, sizeof(*tgid));
@@ -195,7 +195,7 @@ static void hs_account_vm_max(struct hs_account *a)
 	if (!sc || !tgid)
 		goto out;	/* then each vCPU keeps its own bounds */
 	for (unsigned int i = 0; i < a->nvcpus; i++) {
-		tgid[i] = hs_vcpu_tgid(a, a->vcpus[i]);
+		tgid[i] = vcpu_tgid(a, a->vcpus[i]);
 		if (a->vcpus[i]->whatif)
 			hs_whatif_selfcheck(a->vcpus[i]->whatif, &sc[i]);
 	}
@@ -219,7 +219,7 @@ void hs_account_finish(struct hs_account *a)
 	if (a->finished)
 		return;
 	a->finished = true;
-	hs_account_vm_max(a);
+	account_vm_max(a);
 	for (i = 0; i < a->nvcpus; i++) {
 		struct hs_vcpu_acct *v = a->vcpus[i];
 

@@ -12,10 +12,10 @@
 #include "account_state.h"
 
 /* The halt histogram and the what-if replay of one halt. */
-static void hs_account_halt(struct hs_hist *hist, struct hs_whatif *w, uint64_t ts,
-			    const struct hs_wakeup *wakeup,
-			    const struct hs_poll_change *change, int64_t window,
-			    bool reliable, const struct hs_halt_sched *sched)
+static void account_halt(struct hs_hist *hist, struct hs_whatif *w, uint64_t ts,
+			 const struct hs_wakeup *wakeup,
+			 const struct hs_poll_change *change, int64_t window,
+			 bool reliable, const struct hs_halt_sched *sched)
 {
 	hs_hist_add(hist, wakeup->ns);
 	if (w)
@@ -55,7 +55,7 @@ static void account_whatif_opts(const struct hs_account *a, struct hs_whatif_opt
 		wo->shrink = m->halt_poll_ns_shrink;
 }
 
-static struct hs_vcpu_acct *hs_vcpu_new(const struct hs_account *a, int tid)
+static struct hs_vcpu_acct *vcpu_new(const struct hs_account *a, int tid)
 {
 	size_t n = (size_t)a->opts.linear_entries + 1;
 	struct hs_vcpu_acct *v = calloc(1, sizeof(*v));
@@ -104,7 +104,7 @@ struct hs_vcpu_acct *hs_vcpu_get(struct hs_account *a, int tid, uint64_t ts)
 		return NULL;
 	if (hs_array_reserve((void **)&a->vcpus, &a->cap_vcpus, a->nvcpus, sizeof(*a->vcpus)))
 		return NULL;
-	v = hs_vcpu_new(a, tid);
+	v = vcpu_new(a, tid);
 	if (!v)
 		return NULL;
 	v->first_ts = ts;
@@ -120,7 +120,7 @@ struct hs_vcpu_acct *hs_vcpu_get(struct hs_account *a, int tid, uint64_t ts)
 	return v;
 }
 
-static void hs_linear_add(const struct hs_account *a, uint64_t *lin, uint64_t ns)
+static void linear_add(const struct hs_account *a, uint64_t *lin, uint64_t ns)
 {
 	uint64_t i;
 
@@ -140,7 +140,7 @@ static void hs_linear_add(const struct hs_account *a, uint64_t *lin, uint64_t ns
  * follows the window events where they contradict the module parameter).
  * The halt right after lost events stays unknown.
  */
-static uint64_t hs_sub_floor(uint64_t a, uint64_t b)
+static uint64_t sub_floor(uint64_t a, uint64_t b)
 {
 	return a > b ? a - b : 0;
 }
@@ -149,7 +149,7 @@ static uint64_t hs_sub_floor(uint64_t a, uint64_t b)
  * Moves the segment's n waits, counted under window from, into window to:
  * what they polled is charged again under to (pollend.h).
  */
-static void hs_waits_move(struct hs_vcpu_acct *v, uint64_t n, int64_t from, int64_t to)
+static void waits_move(struct hs_vcpu_acct *v, uint64_t n, int64_t from, int64_t to)
 {
 	struct hs_poll_cost *c = &v->seg_cost;
 
@@ -163,10 +163,10 @@ static void hs_waits_move(struct hs_vcpu_acct *v, uint64_t n, int64_t from, int6
 	if (from == 0 && to != 0)
 		v->poll_ns = hs_add_sat(v->poll_ns, v->seg_hit_ns);
 	else if (from != 0 && to == 0)
-		v->poll_ns = hs_sub_floor(v->poll_ns, v->seg_hit_ns);
-	v->poll_ns = hs_sub_floor(v->poll_ns, c->poll_ns);
-	v->poll_bounded_ns = hs_sub_floor(v->poll_bounded_ns, c->bounded_ns);
-	v->polls_cut = hs_sub_floor(v->polls_cut, c->cut);
+		v->poll_ns = sub_floor(v->poll_ns, v->seg_hit_ns);
+	v->poll_ns = sub_floor(v->poll_ns, c->poll_ns);
+	v->poll_bounded_ns = sub_floor(v->poll_bounded_ns, c->bounded_ns);
+	v->polls_cut = sub_floor(v->polls_cut, c->cut);
 	hs_poll_ends_cost(&v->seg_ends, to, c);
 	v->poll_ns = hs_add_sat(v->poll_ns, c->poll_ns);
 	v->poll_bounded_ns = hs_add_sat(v->poll_bounded_ns, c->bounded_ns);
@@ -178,7 +178,7 @@ static void hs_waits_move(struct hs_vcpu_acct *v, uint64_t n, int64_t from, int6
 }
 
 /* The halts from ts on form a new segment, provisionally under window. */
-static void hs_vcpu_seg_open(struct hs_vcpu_acct *v, int64_t window, uint64_t ts)
+static void vcpu_seg_open(struct hs_vcpu_acct *v, int64_t window, uint64_t ts)
 {
 	hs_winstate_open(&v->seg, window, ts);
 	hs_poll_ends_reset(&v->seg_ends);
@@ -198,7 +198,7 @@ static void seg_settle(struct hs_vcpu_acct *v, int64_t w, uint64_t end, int src,
 
 	if (w < 0 || w == s->window)
 		return;
-	hs_waits_move(v, s->waits, s->window, w);
+	waits_move(v, s->waits, s->window, w);
 	if (s->window < 0 && src >= 0)
 		v->inferred_waits[src] += s->waits;
 	if (lower)
@@ -224,8 +224,8 @@ static enum hs_kernel_era account_era(const struct hs_account *a)
  * what-if's, else (no what-if: nothing checks it against the trace) the
  * recorded module parameter.
  */
-static int64_t hs_vcpu_max(const struct hs_account *a, struct hs_vcpu_acct *v, bool *checked,
-			   bool *own)
+static int64_t vcpu_max(const struct hs_account *a, struct hs_vcpu_acct *v, bool *checked,
+			bool *own)
 {
 	enum hs_max_source src = HS_MAX_MODULE;
 	int64_t max;
@@ -247,7 +247,7 @@ static void seg_close(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t end
 	enum hs_window_source src = HS_WSRC_COUNT;
 	enum hs_unknown_reason why = HS_UNK_NO_RULE;
 	bool lower = false, checked, own;
-	int64_t max = hs_vcpu_max(a, v, &checked, &own), w;
+	int64_t max = vcpu_max(a, v, &checked, &own), w;
 
 	if (s->window >= 0) {
 		/* an unchecked module value may not be the VM's maximum: no cut then */
@@ -279,7 +279,7 @@ static void seg_close(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t end
 void hs_vcpu_settle_end(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t end)
 {
 	seg_close(a, v, end);
-	hs_vcpu_seg_open(v, v->window, end);
+	vcpu_seg_open(v, v->window, end);
 }
 
 void hs_vcpu_poll_ns(struct hs_vcpu_acct *v, const struct hs_event *ev)
@@ -308,7 +308,7 @@ void hs_vcpu_poll_ns(struct hs_vcpu_acct *v, const struct hs_event *ev)
 	seg_settle(v, c->old_ns, ev->ts, HS_WSRC_NEXT_EVENT, false);
 	/* from here on the timeline holds the new value; the halt still ends under old */
 	v->window = c->new_ns;
-	hs_vcpu_seg_open(v, v->window, ev->ts);
+	vcpu_seg_open(v, v->window, ev->ts);
 	v->pending = *c;
 	v->has_pending = true;
 }
@@ -317,8 +317,8 @@ void hs_vcpu_poll_ns(struct hs_vcpu_acct *v, const struct hs_event *ev)
  * A wait whose poll ended at end at the latest (pollend.h); in_seg: it
  * joins the segment, whose window may still be told otherwise.
  */
-static void hs_vcpu_wait(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t ns,
-			 int64_t window, uint64_t end, bool bounded, bool in_seg)
+static void vcpu_wait(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t ns,
+		      int64_t window, uint64_t end, bool bounded, bool in_seg)
 {
 	struct hs_poll_cost c = {
 		.poll_ns = hs_poll_charge(window, end),
@@ -343,11 +343,11 @@ static void hs_vcpu_wait(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t 
 		v->seg_cost.cut += c.cut;
 	}
 	v->log2_wait[hs_log2_index(ns)]++;
-	hs_linear_add(a, v->linear_wait, ns);
+	linear_add(a, v->linear_wait, ns);
 }
 
 /* When a halt began: the kvm_vcpu_wakeup that ends it, less its duration. */
-static uint64_t hs_wakeup_start(const struct hs_event *ev)
+static uint64_t wakeup_start(const struct hs_event *ev)
 {
 	return ev->ts > ev->wakeup.ns ? ev->ts - ev->wakeup.ns : 0;
 }
@@ -360,7 +360,7 @@ static uint64_t hs_wakeup_start(const struct hs_event *ev)
  * first samples decide, so that every halt after them is charged alike,
  * whichever reader thread has the vCPU.
  */
-static void hs_vcpu_sleep_lag(struct hs_vcpu_acct *v, uint64_t lag)
+static void vcpu_sleep_lag(struct hs_vcpu_acct *v, uint64_t lag)
 {
 	unsigned int i;
 
@@ -386,10 +386,10 @@ static void hs_vcpu_sleep_lag(struct hs_vcpu_acct *v, uint64_t lag)
  * thread went to sleep on, else the wakeup's: a woken thread may run
  * elsewhere, but it polled where it halted.
  */
-static uint64_t hs_vcpu_contention(struct hs_account *a, struct hs_vcpu_acct *v,
-				   const struct hs_event *ev, int64_t window, uint64_t *end)
+static uint64_t vcpu_contention(struct hs_account *a, struct hs_vcpu_acct *v,
+				const struct hs_event *ev, int64_t window, uint64_t *end)
 {
-	uint64_t ns = ev->wakeup.ns, start = hs_wakeup_start(ev), slept;
+	uint64_t ns = ev->wakeup.ns, start = wakeup_start(ev), slept;
 	int cpu = ev->cpu;
 	struct hs_runq_halt h;
 
@@ -412,7 +412,7 @@ static uint64_t hs_vcpu_contention(struct hs_account *a, struct hs_vcpu_acct *v,
 	if (!ev->wakeup.waited || h.slept_ns == UINT64_MAX)
 		return h.cut_ns == UINT64_MAX ? HS_POLL_CUT_NONE : h.cut_ns;
 	if (window > 0 && h.slept_ns >= (uint64_t)window && h.cut_ns >= (uint64_t)window)
-		hs_vcpu_sleep_lag(v, h.slept_ns - (uint64_t)window);
+		vcpu_sleep_lag(v, h.slept_ns - (uint64_t)window);
 	if (h.slept_ns >= *end)
 		return h.cut_ns == UINT64_MAX ? HS_POLL_CUT_NONE : h.cut_ns;
 	/* asleep before anything the events show ended it: it ended a little before */
@@ -430,9 +430,9 @@ static uint64_t hs_vcpu_contention(struct hs_account *a, struct hs_vcpu_acct *v,
  * woken and put back to sleep within one halt (kvm_vcpu_block() loops) is
  * timed by its last wake.
  */
-static uint64_t hs_vcpu_woken(struct hs_vcpu_acct *v, const struct hs_event *ev)
+static uint64_t vcpu_woken(struct hs_vcpu_acct *v, const struct hs_event *ev)
 {
-	uint64_t start = hs_wakeup_start(ev);
+	uint64_t start = wakeup_start(ev);
 
 	if (!ev->wakeup.waited || !v->waking_ts || v->waking_ts <= start || v->waking_ts > ev->ts)
 		return HS_WOKEN_UNKNOWN;
@@ -449,10 +449,10 @@ void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
 	/* a halt with its own event ran under old, known; the rest join the segment */
 	bool after_loss = !change && v->unreliable && window < 0;
 	bool in_seg = !change && !after_loss;
-	uint64_t end, start = hs_wakeup_start(ev);
+	uint64_t end, start = wakeup_start(ev);
 	struct hs_halt_sched sched = {
-		.poll_cut_ns = hs_vcpu_contention(a, v, ev, window, &end),
-		.woken_ns = hs_vcpu_woken(v, ev),
+		.poll_cut_ns = vcpu_contention(a, v, ev, window, &end),
+		.woken_ns = vcpu_woken(v, ev),
 	};
 
 	v->halts++;
@@ -461,7 +461,7 @@ void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
 	if (w->valid == 0)
 		v->invalid++;
 	if (w->waited) {
-		hs_vcpu_wait(a, v, w->ns, window, end,
+		vcpu_wait(a, v, w->ns, window, end,
 			     sched.poll_cut_ns == HS_POLL_CUT_UNKNOWN, in_seg);
 	} else {
 		v->poll_hits++;
@@ -471,13 +471,13 @@ void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
 		if (in_seg)
 			v->seg_hit_ns = hs_add_sat(v->seg_hit_ns, w->ns);
 		v->log2_poll[hs_log2_index(w->ns)]++;
-		hs_linear_add(a, v->linear_poll, w->ns);
+		linear_add(a, v->linear_poll, w->ns);
 	}
 	if (after_loss && w->waited)
 		v->unknown_why[HS_UNK_AFTER_LOSS]++;
 	else if (in_seg)
 		hs_winstate_add(&v->seg, w->ns, w->waited, w->valid != 0);
-	hs_account_halt(&v->all, v->whatif, ev->ts, w, change, window, !v->unreliable, &sched);
+	account_halt(&v->all, v->whatif, ev->ts, w, change, window, !v->unreliable, &sched);
 	v->has_pending = false;
 	v->unreliable = false;
 }
@@ -492,7 +492,7 @@ void hs_vcpu_forget(struct hs_account *a, struct hs_vcpu_acct *v)
 			  &v->window_time);
 	seg_close(a, v, v->last_ts);
 	v->window = HS_WINDOW_UNKNOWN;
-	hs_vcpu_seg_open(v, HS_WINDOW_UNKNOWN, v->last_ts);
+	vcpu_seg_open(v, HS_WINDOW_UNKNOWN, v->last_ts);
 	v->has_pending = false;
 	v->unreliable = true;
 	v->last_change = 0;

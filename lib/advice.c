@@ -26,7 +26,7 @@
 #define HS_ADV_CUT_PCT 1.0		/* misses cut short, % of them, that cap the suggestion */
 
 /* Worst per-vCPU polling CPU per candidate; the budget is per vCPU. */
-static void hs_adv_scope_pct(const struct hs_report *rep, struct hs_adv_scope *s)
+static void adv_scope_pct(const struct hs_report *rep, struct hs_adv_scope *s)
 {
 	unsigned int counted = 0;
 
@@ -49,7 +49,7 @@ static void hs_adv_scope_pct(const struct hs_report *rep, struct hs_adv_scope *s
 }
 
 /* The utility at the pessimistic end of the row's interval: fewest hits, most polling. */
-static double hs_adv_utility_low(const struct hs_adv_ctx *c, const struct hs_whatif_row *r)
+static double adv_utility_low(const struct hs_adv_ctx *c, const struct hs_whatif_row *r)
 {
 	return c->delta * r->hit_rate_low * (double)r->halts -
 	       c->obj->lambda * r->poll_cpu_s_high * 1e9;
@@ -60,7 +60,7 @@ static double hs_adv_utility_low(const struct hs_adv_ctx *c, const struct hs_wha
  * that is better at the pessimistic end of its interval: where a few
  * microseconds decide, the point is a gamble.
  */
-static void hs_adv_scope_off_cliff(const struct hs_adv_ctx *c, struct hs_adv_scope *s)
+static void adv_scope_off_cliff(const struct hs_adv_ctx *c, struct hs_adv_scope *s)
 {
 	int alt = -1;
 	double alt_u = 0;
@@ -69,7 +69,7 @@ static void hs_adv_scope_off_cliff(const struct hs_adv_ctx *c, struct hs_adv_sco
 	if (s->best < 0 || !hs_cliff_at(s->rows, s->n, (unsigned int)s->best))
 		return;
 	for (unsigned int j = 0; j < s->n; j++) {
-		double u = hs_adv_utility_low(c, &s->rows[j]);
+		double u = adv_utility_low(c, &s->rows[j]);
 
 		if ((j && s->vcpu_pct[j] > c->budget) || hs_cliff_at(s->rows, s->n, j) ||
 		    s->rows[j].halt_poll_ns > c->ceiling_ns)
@@ -79,13 +79,13 @@ static void hs_adv_scope_off_cliff(const struct hs_adv_ctx *c, struct hs_adv_sco
 			alt_u = u;
 		}
 	}
-	if (alt >= 0 && alt_u > hs_adv_utility_low(c, &s->rows[s->best])) {
+	if (alt >= 0 && alt_u > adv_utility_low(c, &s->rows[s->best])) {
 		s->off_cliff_from = s->best;
 		s->best = alt;
 	}
 }
 
-static void hs_adv_scope_pick(const struct hs_adv_ctx *c, struct hs_adv_scope *s)
+static void adv_scope_pick(const struct hs_adv_ctx *c, struct hs_adv_scope *s)
 {
 	double best_u = 0;
 
@@ -102,11 +102,11 @@ static void hs_adv_scope_pick(const struct hs_adv_ctx *c, struct hs_adv_scope *s
 			best_u = s->utility[j];
 		}
 	}
-	hs_adv_scope_off_cliff(c, s);
+	adv_scope_off_cliff(c, s);
 }
 
 /* Halts-weighted wake-up overhead of the vCPUs in scope; 0 when none. */
-static uint64_t hs_adv_delta(const struct hs_report *rep, int tgid)
+static uint64_t adv_delta(const struct hs_report *rep, int tgid)
 {
 	double sum = 0, w = 0;
 
@@ -121,7 +121,7 @@ static uint64_t hs_adv_delta(const struct hs_report *rep, int tgid)
 	return w ? (uint64_t)(sum / w + 0.5) : 0;
 }
 
-static double hs_adv_price_delta(uint64_t delta)
+static double adv_price_delta(uint64_t delta)
 {
 	if (delta < HS_ADV_DELTA_MIN)
 		return HS_ADV_DELTA_MIN;
@@ -137,7 +137,7 @@ static double hs_adv_price_delta(uint64_t delta)
  * a longer window would look better than it is: the suggestion stays at or
  * below the recorded setting.
  */
-static void hs_adv_cut_ceiling(struct hs_adv_ctx *c)
+static void adv_cut_ceiling(struct hs_adv_ctx *c)
 {
 	const struct hs_halt_stats *h = &c->rep->host;
 	int64_t m = hs_adv_recorded_max(c->rep);
@@ -149,14 +149,14 @@ static void hs_adv_cut_ceiling(struct hs_adv_ctx *c)
 	c->ceiling_ns = (uint64_t)m;
 }
 
-static void hs_adv_text_open(struct hs_adv_ctx *c)
+static void adv_text_open(struct hs_adv_ctx *c)
 {
 	c->buf = NULL;
 	c->len = 0;
 	c->text = open_memstream(&c->buf, &c->len);
 }
 
-static void hs_adv_text_close(struct hs_adv_ctx *c)
+static void adv_text_close(struct hs_adv_ctx *c)
 {
 	if (!c->text)
 		return;
@@ -172,7 +172,7 @@ static void hs_adv_text_close(struct hs_adv_ctx *c)
 	c->buf = NULL;
 }
 
-static void hs_adv_init(struct hs_advice *adv, const struct hs_adv_ctx *c, uint64_t delta)
+static void adv_init(struct hs_advice *adv, const struct hs_adv_ctx *c, uint64_t delta)
 {
 	hs_advice_free(adv);
 	snprintf(adv->objective, sizeof(adv->objective), "%s", c->obj->name);
@@ -181,7 +181,7 @@ static void hs_adv_init(struct hs_advice *adv, const struct hs_adv_ctx *c, uint6
 	adv->wake_overhead_ns = delta;
 }
 
-static unsigned int hs_adv_active_vcpus(const struct hs_report *rep, int tgid)
+static unsigned int adv_active_vcpus(const struct hs_report *rep, int tgid)
 {
 	unsigned int n = 0;
 
@@ -191,7 +191,7 @@ static unsigned int hs_adv_active_vcpus(const struct hs_report *rep, int tgid)
 	return n;
 }
 
-static bool hs_adv_differs(uint64_t a, uint64_t b)
+static bool adv_differs(uint64_t a, uint64_t b)
 {
 	uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
 
@@ -199,7 +199,7 @@ static bool hs_adv_differs(uint64_t a, uint64_t b)
 }
 
 /* A VM whose best value is far from the host-wide one gets its own. */
-static void hs_adv_vm(struct hs_adv_ctx *host, struct hs_report_vm *vm, uint64_t global)
+static void adv_vm(struct hs_adv_ctx *host, struct hs_report_vm *vm, uint64_t global)
 {
 	struct hs_adv_ctx c = *host;
 	struct hs_adv_scope s = {
@@ -211,35 +211,35 @@ static void hs_adv_vm(struct hs_adv_ctx *host, struct hs_report_vm *vm, uint64_t
 	hs_advice_free(&vm->advice);
 	if (vm->stats.halts < 1000 || !s.n || s.n != host->rep->n_host_what_if)
 		return;
-	c.delta = hs_adv_price_delta(hs_adv_delta(host->rep, vm->tgid));
-	hs_adv_scope_pct(host->rep, &s);
-	hs_adv_scope_pick(&c, &s);
+	c.delta = adv_price_delta(adv_delta(host->rep, vm->tgid));
+	adv_scope_pct(host->rep, &s);
+	adv_scope_pick(&c, &s);
 	g = hs_adv_row_of(&s, (int64_t)global);
-	if (s.best < 0 || g < 0 || !hs_adv_differs(s.rows[s.best].halt_poll_ns, global) ||
+	if (s.best < 0 || g < 0 || !adv_differs(s.rows[s.best].halt_poll_ns, global) ||
 	    s.utility[s.best] <= s.utility[g])
 		return;
 	b = &s.rows[s.best];
 	c.adv = &vm->advice;
-	hs_adv_init(c.adv, &c, hs_adv_delta(host->rep, vm->tgid));
+	adv_init(c.adv, &c, adv_delta(host->rep, vm->tgid));
 	c.adv->valid = true;
 	c.adv->halt_poll_ns = b->halt_poll_ns;
 	if (vm->stats.halts < 5000)
 		hs_adv_confidence_lower(c.adv, "medium");
 	hs_adv_finding(c.adv, "per_vm");
-	hs_adv_text_open(&c);
+	adv_text_open(&c);
 	hs_adv_say(&c, "VM %s: halt_poll_ns %llu gives %.1f%% hits with the busiest vCPU polling %.1f%% of a CPU, against %.1f%% and %.1f%% at the host-wide %llu.",
 		   vm->name[0] ? vm->name : vm->comm, (unsigned long long)b->halt_poll_ns,
 		   100 * b->hit_rate, s.vcpu_pct[s.best], 100 * s.rows[g].hit_rate,
 		   s.vcpu_pct[g], (unsigned long long)global);
 	hs_adv_say(&c, "Set it for this VM alone from its VMM with KVM_ENABLE_CAP(KVM_CAP_HALT_POLL) (Linux 5.8+); the module parameter stays the host-wide default.");
-	hs_adv_text_close(&c);
+	adv_text_close(&c);
 	hs_adv_finding(host->adv, "per_vm_differs");
 	hs_adv_say(host, "VM %s would do better with %llu (%.1f%% hits) than with %llu (%.1f%%): set it per VM with KVM_CAP_HALT_POLL.",
 		   vm->name[0] ? vm->name : vm->comm, (unsigned long long)b->halt_poll_ns,
 		   100 * b->hit_rate, (unsigned long long)global, 100 * s.rows[g].hit_rate);
 }
 
-static void hs_adv_no_data(struct hs_adv_ctx *c)
+static void adv_no_data(struct hs_adv_ctx *c)
 {
 	hs_adv_finding(c->adv, "no_halts");
 	hs_adv_confidence_lower(c->adv, "low");
@@ -251,7 +251,7 @@ static void hs_adv_no_data(struct hs_adv_ctx *c)
 }
 
 /* Each vCPU's what-if row at the host's suggestion, for writers that show one row per vCPU. */
-static void hs_adv_suggested_rows(struct hs_report *rep)
+static void adv_suggested_rows(struct hs_report *rep)
 {
 	for (unsigned int i = 0; i < rep->nvcpus; i++) {
 		struct hs_report_vcpu *v = &rep->vcpus[i];
@@ -269,27 +269,27 @@ void hs_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts)
 	struct hs_adv_scope s = {
 		.rows = rep->host_what_if, .n = rep->n_host_what_if, .tgid = -2,
 	};
-	uint64_t delta = hs_adv_delta(rep, -2);
+	uint64_t delta = adv_delta(rep, -2);
 
 	c.obj = hs_adv_objective_find(opts ? opts->objective : NULL);
 	c.budget = opts && opts->max_poll_cpu_pct > 0 ? opts->max_poll_cpu_pct :
 		c.obj->budget_pct;
-	c.delta = hs_adv_price_delta(delta);
-	hs_adv_init(c.adv, &c, delta);
+	c.delta = adv_price_delta(delta);
+	adv_init(c.adv, &c, delta);
 	for (unsigned int i = 0; i < rep->nvms; i++)
 		hs_advice_free(&rep->vms[i].advice);
 	if (opts && !opts->enabled)
 		return;
-	hs_adv_text_open(&c);
+	adv_text_open(&c);
 	if (!s.n || !rep->host.halts) {
-		hs_adv_no_data(&c);
-		hs_adv_text_close(&c);
+		adv_no_data(&c);
+		adv_text_close(&c);
 		return;
 	}
-	s.nvcpus = hs_adv_active_vcpus(rep, -2);
-	hs_adv_cut_ceiling(&c);
-	hs_adv_scope_pct(rep, &s);
-	hs_adv_scope_pick(&c, &s);
+	s.nvcpus = adv_active_vcpus(rep, -2);
+	adv_cut_ceiling(&c);
+	adv_scope_pct(rep, &s);
+	adv_scope_pick(&c, &s);
 	c.adv->valid = s.best >= 0;
 	c.adv->halt_poll_ns = s.best >= 0 ? s.rows[s.best].halt_poll_ns : 0;
 	hs_adv_explain_choice(&c, &s, hs_kernel_era_from_release(rep->meta.kernel_release));
@@ -305,8 +305,8 @@ void hs_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts)
 	hs_adv_flapping(&c);
 	hs_adv_polling_off(&c);
 	for (unsigned int i = 0; i < rep->nvms; i++)
-		hs_adv_vm(&c, &rep->vms[i], c.adv->halt_poll_ns);
+		adv_vm(&c, &rep->vms[i], c.adv->halt_poll_ns);
 	hs_adv_apply(&c, c.adv->halt_poll_ns);
-	hs_adv_text_close(&c);
-	hs_adv_suggested_rows(rep);
+	adv_text_close(&c);
+	adv_suggested_rows(rep);
 }

@@ -16,7 +16,7 @@
  * Every vCPU's model told by its timed waits: the other model is refuted,
  * and left out of the intervals. False when any vCPU was told otherwise.
  */
-static bool hs_adv_wake_timed(struct hs_adv_ctx *c, unsigned int open, unsigned int closed)
+static bool adv_wake_timed(struct hs_adv_ctx *c, unsigned int open, unsigned int closed)
 {
 	const struct hs_report_vcpu *busiest = NULL;
 
@@ -54,7 +54,7 @@ void hs_adv_wake_model(struct hs_adv_ctx *c)
 	}
 	if (!open && !closed)
 		return;
-	if (hs_adv_wake_timed(c, open, closed))
+	if (adv_wake_timed(c, open, closed))
 		return;
 	if (!told)
 		hs_adv_say(c, "Wakes are replayed closed loop (each a fixed time after its halt starts): without poll hits and waits to compare the trace cannot tell, so the open-loop replay (wakes at absolute times, as timers and packets) is the other bound of each interval.");
@@ -147,7 +147,7 @@ int hs_adv_row_of(const struct hs_adv_scope *s, int64_t ns)
 }
 
 /* The busiest VM whose maximum in force is not the module's (or none was recorded). */
-static const struct hs_report_vm *hs_adv_vm_own_max(const struct hs_report *rep)
+static const struct hs_report_vm *adv_vm_own_max(const struct hs_report *rep)
 {
 	for (unsigned int k = 0; k < rep->nvms; k++) {
 		const struct hs_report_vm *vm = &rep->vms[rep->vm_order ? rep->vm_order[k] : k];
@@ -164,7 +164,7 @@ static const struct hs_report_vm *hs_adv_vm_own_max(const struct hs_report *rep)
  */
 int64_t hs_adv_recorded_max(const struct hs_report *rep)
 {
-	const struct hs_report_vm *vm = hs_adv_vm_own_max(rep);
+	const struct hs_report_vm *vm = adv_vm_own_max(rep);
 
 	if (vm && (vm->max.source == HS_MAX_CONTRADICTED || rep->meta.halt_poll_ns < 0))
 		return vm->max.max_ns;
@@ -179,7 +179,7 @@ int64_t hs_adv_recorded_max(const struct hs_report *rep)
 	return -1;
 }
 
-static void hs_adv_explain_up(struct hs_adv_ctx *c, const struct hs_adv_scope *s)
+static void adv_explain_up(struct hs_adv_ctx *c, const struct hs_adv_scope *s)
 {
 	const struct hs_whatif_row *b = &s->rows[s->best], *u = NULL;
 	unsigned int j;
@@ -212,7 +212,7 @@ static void hs_adv_explain_up(struct hs_adv_ctx *c, const struct hs_adv_scope *s
 		   dc / dh, c->delta / c->obj->lambda / 1e3, 1 / c->obj->lambda, c->delta / 1e3);
 }
 
-static void hs_adv_explain_down(struct hs_adv_ctx *c, const struct hs_adv_scope *s)
+static void adv_explain_down(struct hs_adv_ctx *c, const struct hs_adv_scope *s)
 {
 	const struct hs_whatif_row *b = &s->rows[s->best], *d;
 	double dh, dc;
@@ -240,8 +240,8 @@ void hs_adv_explain_choice(struct hs_adv_ctx *c, const struct hs_adv_scope *s,
 		   hs_kernel_era_name(era), (unsigned long long)b->halts, s->nvcpus,
 		   (unsigned long long)b->halt_poll_ns, 100 * b->hit_rate, s->vcpu_pct[s->best],
 		   b->poll_cpu_s, b->poll_cpu_s > 0 ? 100 * b->miss_cpu_s / b->poll_cpu_s : 0.0);
-	hs_adv_explain_up(c, s);
-	hs_adv_explain_down(c, s);
+	adv_explain_up(c, s);
+	adv_explain_down(c, s);
 }
 
 void hs_adv_explain_recorded(struct hs_adv_ctx *c, const struct hs_adv_scope *s)
@@ -275,7 +275,7 @@ void hs_adv_explain_recorded(struct hs_adv_ctx *c, const struct hs_adv_scope *s)
  */
 #define HS_ADV_OWN_MAX_VMS 3
 
-static void hs_adv_own_max_words(char *buf, size_t len, const struct hs_report *rep)
+static void adv_own_max_words(char *buf, size_t len, const struct hs_report *rep)
 {
 	unsigned int n = 0, more = 0;
 	bool zero = false;
@@ -330,7 +330,7 @@ void hs_adv_selfcheck(struct hs_adv_ctx *c)
 		return;
 	}
 	pct = 100.0 * agree / cmp;
-	hs_adv_own_max_words(own, sizeof(own), rep);
+	adv_own_max_words(own, sizeof(own), rep);
 	if (own[0])
 		hs_adv_say(c, "Self-check: replaying the maximum in force (the module's %lld%s) reproduces the poll outcome and the window change of %.1f%% of %llu halts.",
 			   (long long)rep->meta.halt_poll_ns, own, pct, (unsigned long long)cmp);
@@ -452,7 +452,7 @@ void hs_adv_cut_explain(struct hs_adv_ctx *c)
 	hs_adv_confidence_lower(c->adv, "low");
 }
 
-static uint64_t hs_adv_log2_sum(const uint64_t *b, uint64_t lo, uint64_t hi)
+static uint64_t adv_log2_sum(const uint64_t *b, uint64_t lo, uint64_t hi)
 {
 	uint64_t n = 0;
 
@@ -476,8 +476,8 @@ void hs_adv_polling_off(struct hs_adv_ctx *c)
 
 	if (rep->events_poll_ns || rep->host.halts < 100 || m == 0)
 		return;
-	if (hs_adv_log2_sum(rep->host_log2.poll, 8192, UINT64_MAX) ||
-	    hs_adv_log2_sum(rep->host_log2.wait, 0, probe / 2) < 10)
+	if (adv_log2_sum(rep->host_log2.poll, 8192, UINT64_MAX) ||
+	    adv_log2_sum(rep->host_log2.wait, 0, probe / 2) < 10)
 		return;
 	if (m > 0) {
 		hs_adv_finding(c->adv, "guest_haltpoll");

@@ -2,7 +2,7 @@
 /* Cliffs in a what-if table (see cliff.h). */
 #include "cliff.h"
 
-static bool hs_cliff_between(const struct hs_whatif_row *a, const struct hs_whatif_row *b)
+static bool cliff_between(const struct hs_whatif_row *a, const struct hs_whatif_row *b)
 {
 	double jump = b->hit_rate - a->hit_rate;
 
@@ -13,7 +13,7 @@ static bool hs_cliff_between(const struct hs_whatif_row *a, const struct hs_what
 }
 
 /* The replays alone fork widely: the sampling spread of a short recording is not a cliff. */
-static bool hs_cliff_wide(const struct hs_whatif_row *r)
+static bool cliff_wide(const struct hs_whatif_row *r)
 {
 	return r->hit_rate_sim_high - r->hit_rate_sim_low >= HS_CLIFF_JUMP;
 }
@@ -24,9 +24,9 @@ unsigned int hs_cliffs_find(const struct hs_whatif_row *rows, unsigned int n,
 	unsigned int k = 0;
 
 	for (unsigned int i = 0; i < n && k < max; i++) {
-		if (i + 1 < n && hs_cliff_between(&rows[i], &rows[i + 1])) {
+		if (i + 1 < n && cliff_between(&rows[i], &rows[i + 1])) {
 			out[k++] = (struct hs_cliff){ i, i + 1, rows[i].hit_rate, rows[i + 1].hit_rate };
-		} else if (hs_cliff_wide(&rows[i]) && !(i && hs_cliff_between(&rows[i - 1], &rows[i]))) {
+		} else if (cliff_wide(&rows[i]) && !(i && cliff_between(&rows[i - 1], &rows[i]))) {
 			out[k++] = (struct hs_cliff){ i, i, rows[i].hit_rate_sim_low,
 						      rows[i].hit_rate_sim_high };
 		}
@@ -38,6 +38,6 @@ bool hs_cliff_at(const struct hs_whatif_row *rows, unsigned int n, unsigned int 
 {
 	if (i >= n)
 		return false;
-	return hs_cliff_wide(&rows[i]) || (i && hs_cliff_between(&rows[i - 1], &rows[i])) ||
-	       (i + 1 < n && hs_cliff_between(&rows[i], &rows[i + 1]));
+	return cliff_wide(&rows[i]) || (i && cliff_between(&rows[i - 1], &rows[i])) ||
+	       (i + 1 < n && cliff_between(&rows[i], &rows[i + 1]));
 }

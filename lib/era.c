@@ -20,7 +20,7 @@ const char *hs_kernel_era_name(enum hs_kernel_era era)
 	return hs_kernel_eras[era].name;
 }
 
-static bool hs_release_parse(const char *release, unsigned int *major, unsigned int *minor)
+static bool release_parse(const char *release, unsigned int *major, unsigned int *minor)
 {
 	return release && sscanf(release, "%u.%u", major, minor) == 2;
 }
@@ -30,7 +30,7 @@ enum hs_kernel_era hs_kernel_era_from_release(const char *release)
 	unsigned int major, minor, i;
 
 	/* Unknown or unparsable: assume a current kernel. */
-	if (!hs_release_parse(release, &major, &minor))
+	if (!release_parse(release, &major, &minor))
 		return HS_ERA_COUNT - 1;
 	for (i = HS_ERA_COUNT - 1; i > 0; i--)
 		if (major > hs_kernel_eras[i].since_major ||
@@ -51,7 +51,7 @@ int hs_kernel_era_parse(const char *name, enum hs_kernel_era *era)
 			return 0;
 		}
 	}
-	if (!hs_release_parse(name, &a, &b))
+	if (!release_parse(name, &a, &b))
 		return HS_ERR_USAGE;
 	*era = hs_kernel_era_from_release(name);
 	return 0;
@@ -61,7 +61,7 @@ int hs_kernel_copies_halt_poll_ns(const char *release)
 {
 	unsigned int a, b;
 
-	if (!hs_release_parse(release, &a, &b))
+	if (!release_parse(release, &a, &b))
 		return -1;
 	return (a == 5 && b >= 8) || (a == 6 && b == 0);
 }

@@ -34,16 +34,16 @@ struct hs_gadv {
 
 #define hs_gadv_say(c, ...) hs_adv_text_say((c)->text, __VA_ARGS__)
 
-static bool hs_gadv_driver_is(const struct hs_report *rep, const char *name)
+static bool gadv_driver_is(const struct hs_report *rep, const char *name)
 {
 	return !strcmp(rep->meta.cpuidle_driver, name);
 }
 
 /* The governor can be replayed on this idle: the haltpoll driver, or states that look like it. */
-static bool hs_gadv_haltpoll_idle(const struct hs_report *rep)
+static bool gadv_haltpoll_idle(const struct hs_report *rep)
 {
 	if (rep->meta.cpuidle_driver[0])
-		return hs_gadv_driver_is(rep, "haltpoll");
+		return gadv_driver_is(rep, "haltpoll");
 	for (unsigned int i = 0; i < rep->nguest; i++)
 		for (unsigned int s = 2; s < HS_IDLE_STATES; s++)
 			if (rep->guest[i].entries[s])
@@ -51,7 +51,7 @@ static bool hs_gadv_haltpoll_idle(const struct hs_report *rep)
 	return true;
 }
 
-static void hs_gadv_busiest(struct hs_gadv *c)
+static void gadv_busiest(struct hs_gadv *c)
 {
 	const struct hs_report *rep = c->rep;
 	unsigned int counted = 0;
@@ -73,18 +73,18 @@ static void hs_gadv_busiest(struct hs_gadv *c)
 		c->cpu_pct[j] = c->rows[j].poll_cpu_pct_per_cpu;
 }
 
-static double hs_gadv_utility(const struct hs_gadv *c, unsigned int j)
+static double gadv_utility(const struct hs_gadv *c, unsigned int j)
 {
 	return c->x_price * (double)c->rows[j].hits - c->obj->lambda * c->rows[j].poll_cpu_s * 1e9;
 }
 
-static void hs_gadv_pick(struct hs_gadv *c)
+static void gadv_pick(struct hs_gadv *c)
 {
 	double best_u = 0;
 
 	c->best = -1;
 	for (unsigned int j = 0; j < c->n; j++) {
-		double u = hs_gadv_utility(c, j);
+		double u = gadv_utility(c, j);
 
 		if (j && c->cpu_pct[j] > c->budget)
 			continue;
@@ -95,7 +95,7 @@ static void hs_gadv_pick(struct hs_gadv *c)
 	}
 }
 
-static int hs_gadv_row_of(const struct hs_gadv *c, int64_t ns)
+static int gadv_row_of(const struct hs_gadv *c, int64_t ns)
 {
 	for (unsigned int j = 0; ns >= 0 && j < c->n; j++)
 		if (c->rows[j].guest_halt_poll_ns == (uint64_t)ns)
@@ -103,7 +103,7 @@ static int hs_gadv_row_of(const struct hs_gadv *c, int64_t ns)
 	return -1;
 }
 
-static void hs_gadv_explain_up(struct hs_gadv *c)
+static void gadv_explain_up(struct hs_gadv *c)
 {
 	const struct hs_guest_whatif_row *b = &c->rows[c->best], *u = NULL;
 	unsigned int j;
@@ -132,7 +132,7 @@ static void hs_gadv_explain_up(struct hs_gadv *c)
 }
 
 /* Wide intervals: where the limit's path forks on a few microseconds. */
-static void hs_gadv_cliffs(struct hs_gadv *c)
+static void gadv_cliffs(struct hs_gadv *c)
 {
 	for (unsigned int j = 0; j < c->n; j++) {
 		const struct hs_guest_whatif_row *r = &c->rows[j];
@@ -146,7 +146,7 @@ static void hs_gadv_cliffs(struct hs_gadv *c)
 	}
 }
 
-static void hs_gadv_explain(struct hs_gadv *c)
+static void gadv_explain(struct hs_gadv *c)
 {
 	const struct hs_report *rep = c->rep;
 	const struct hs_haltpoll_params *p = &rep->guest_simulated;
@@ -160,11 +160,11 @@ static void hs_gadv_explain(struct hs_gadv *c)
 		    rep->active_guest_cpus == 1 ? "" : "s",
 		    (unsigned long long)b->guest_halt_poll_ns, 100 * b->hit_rate, c->cpu_pct[c->best],
 		    b->poll_cpu_s, b->poll_cpu_s > 0 ? 100 * b->miss_cpu_s / b->poll_cpu_s : 0.0);
-	hs_gadv_explain_up(c);
-	hs_gadv_cliffs(c);
+	gadv_explain_up(c);
+	gadv_cliffs(c);
 }
 
-static void hs_gadv_extra(struct hs_gadv *c)
+static void gadv_extra(struct hs_gadv *c)
 {
 	uint64_t samples = 0;
 
@@ -179,7 +179,7 @@ static void hs_gadv_extra(struct hs_gadv *c)
 }
 
 /* The recorded guest_halt_poll_ns: the metadata's, else what the CPUs' self-checks inferred. */
-static int64_t hs_gadv_recorded_max(const struct hs_report *rep, bool *inferred)
+static int64_t gadv_recorded_max(const struct hs_report *rep, bool *inferred)
 {
 	*inferred = false;
 	if (rep->meta.guest_halt_poll_ns >= 0)
@@ -195,11 +195,11 @@ static int64_t hs_gadv_recorded_max(const struct hs_report *rep, bool *inferred)
 	return -1;
 }
 
-static void hs_gadv_recorded(struct hs_gadv *c)
+static void gadv_recorded(struct hs_gadv *c)
 {
 	bool inferred;
-	int64_t g = hs_gadv_recorded_max(c->rep, &inferred);
-	int j = hs_gadv_row_of(c, g);
+	int64_t g = gadv_recorded_max(c->rep, &inferred);
+	int j = gadv_row_of(c, g);
 
 	if (g < 0) {
 		hs_gadv_say(c, "guest_halt_poll_ns was not recorded and the trace does not tell it; the other governor parameters are taken as the module defaults.");
@@ -218,7 +218,7 @@ static void hs_gadv_recorded(struct hs_gadv *c)
 			    (long long)g, 100 * c->rows[j].hit_rate, c->cpu_pct[j]);
 }
 
-static void hs_gadv_selfcheck(struct hs_gadv *c)
+static void gadv_selfcheck(struct hs_gadv *c)
 {
 	uint64_t cmp = 0, agree = 0;
 	double pct;
@@ -229,7 +229,7 @@ static void hs_gadv_selfcheck(struct hs_gadv *c)
 	}
 	if (!cmp) {
 		hs_gadv_say(c, "Self-check: not possible (%s), so the guest replay is unverified.",
-			    hs_gadv_recorded_max(c->rep, &(bool){ false }) < 0 ?
+			    gadv_recorded_max(c->rep, &(bool){ false }) < 0 ?
 			    "guest_halt_poll_ns unknown" :
 			    "no guest_halt_poll_ns event told the limit in force");
 		hs_adv_confidence_lower(c->adv, "medium");
@@ -244,7 +244,7 @@ static void hs_gadv_selfcheck(struct hs_gadv *c)
 	}
 }
 
-static void hs_gadv_confidence(struct hs_gadv *c)
+static void gadv_confidence(struct hs_gadv *c)
 {
 	uint64_t wakes = c->rows[0].wakes;
 
@@ -261,7 +261,7 @@ static void hs_gadv_confidence(struct hs_gadv *c)
 }
 
 /* What this machine's own cpuidle setup says, events or not. */
-static void hs_gadv_cpuidle(struct hs_gadv *c)
+static void gadv_cpuidle(struct hs_gadv *c)
 {
 	const struct hs_meta *m = &c->rep->meta;
 
@@ -275,7 +275,7 @@ static void hs_gadv_cpuidle(struct hs_gadv *c)
 		hs_adv_finding(c->adv, "self_haltpoll");
 }
 
-static void hs_gadv_scope(struct hs_gadv *c)
+static void gadv_scope(struct hs_gadv *c)
 {
 	const struct hs_report *rep = c->rep;
 
@@ -285,40 +285,40 @@ static void hs_gadv_scope(struct hs_gadv *c)
 		hs_gadv_say(c, "The VMs this machine runs are the other layer: their halts are tuned by this machine's halt_poll_ns, which the cpuidle-haltpoll driver here leaves in force (it turns off only the hypervisor's polling for this machine's own vCPUs).");
 }
 
-static void hs_gadv_body(struct hs_gadv *c)
+static void gadv_body(struct hs_gadv *c)
 {
 	const struct hs_report *rep = c->rep;
 
-	hs_gadv_cpuidle(c);
+	gadv_cpuidle(c);
 	if (!rep->n_guest_what_if) {
-		if (hs_gadv_driver_is(rep, "haltpoll"))
+		if (gadv_driver_is(rep, "haltpoll"))
 			hs_gadv_say(c, "This machine runs the cpuidle-haltpoll driver for its own idle (it is a guest of its hypervisor), but that idle was not recorded (no power:cpu_idle events): record with --guest for a guest_halt_poll_ns what-if. %s",
 				    rep->host.halts ? "Its halt_poll_ns still applies to the VMs it runs." : "");
 		return;
 	}
-	if (!hs_gadv_haltpoll_idle(rep)) {
+	if (!gadv_haltpoll_idle(rep)) {
 		hs_adv_finding(c->adv, "self_not_haltpoll");
 		hs_gadv_say(c, "This machine's own idle runs the cpuidle driver %s, not cpuidle-haltpoll: guest_halt_poll_ns does not apply to it.",
 			    rep->meta.cpuidle_driver);
 		return;
 	}
-	hs_gadv_scope(c);
+	gadv_scope(c);
 	if (!rep->meta.cpuidle_driver[0]) {
 		hs_adv_finding(c->adv, "guest_driver_unknown");
 		hs_adv_confidence_lower(c->adv, "medium");
 		hs_gadv_say(c, "The cpuidle driver was not recorded; the idle states look like cpuidle-haltpoll's (a poll state and one halt state), so its governor is assumed.");
 	}
-	hs_gadv_busiest(c);
-	hs_gadv_pick(c);
+	gadv_busiest(c);
+	gadv_pick(c);
 	if (c->best < 0)
 		return;
 	c->adv->valid = true;
 	c->adv->halt_poll_ns = c->rows[c->best].guest_halt_poll_ns;
-	hs_gadv_explain(c);
-	hs_gadv_extra(c);
-	hs_gadv_recorded(c);
-	hs_gadv_selfcheck(c);
-	hs_gadv_confidence(c);
+	gadv_explain(c);
+	gadv_extra(c);
+	gadv_recorded(c);
+	gadv_selfcheck(c);
+	gadv_confidence(c);
 	if (c->adv->halt_poll_ns)
 		hs_gadv_say(c, "Guest polling is CPU time of this machine's vCPUs: its hypervisor sees them busy, and they poll even when the host has other work for that CPU.");
 	hs_gadv_say(c, "Apply: echo %llu > /sys/module/haltpoll/parameters/guest_halt_poll_ns",
@@ -326,7 +326,7 @@ static void hs_gadv_body(struct hs_gadv *c)
 }
 
 /* buf and len are open_memstream's: valid once the stream is closed. */
-static void hs_gadv_text_close(struct hs_gadv *c, char **buf, size_t *len)
+static void gadv_text_close(struct hs_gadv *c, char **buf, size_t *len)
 {
 	if (fclose(c->text) == 0 && *buf && *len) {
 		if ((*buf)[*len - 1] == '\n')
@@ -358,7 +358,7 @@ void hs_guest_advice_build(struct hs_report *rep, const struct hs_advice_opts *o
 	c.adv->max_poll_cpu_pct = c.budget;
 	c.adv->wake_overhead_ns = x;
 	c.text = open_memstream(&buf, &len);
-	hs_gadv_body(&c);
+	gadv_body(&c);
 	if (c.text)
-		hs_gadv_text_close(&c, &buf, &len);
+		gadv_text_close(&c, &buf, &len);
 }

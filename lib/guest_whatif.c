@@ -86,7 +86,7 @@ struct hs_guest_whatif {
 	uint64_t span_ns;
 };
 
-static void hs_gw_candidates(struct hs_guest_whatif *w)
+static void gw_candidates(struct hs_guest_whatif *w)
 {
 	unsigned int n = 0;
 	bool placed = !w->max_known;
@@ -121,7 +121,7 @@ struct hs_guest_whatif *hs_guest_whatif_alloc(const struct hs_meta *meta)
 		return NULL;
 	hs_haltpoll_from_meta(&w->p, meta);
 	w->max_known = meta->guest_halt_poll_ns >= 0 && meta->guest_halt_poll_ns <= UINT32_MAX;
-	hs_gw_candidates(w);
+	gw_candidates(w);
 	w->check_limit = -1;
 	w->cur_state = -1;
 	w->extra = HS_GUEST_DEFAULT_EXTRA;
@@ -137,14 +137,14 @@ void hs_guest_whatif_free(struct hs_guest_whatif *w)
 	free(w);
 }
 
-static uint64_t hs_gw_time_to_wake(const struct hs_guest_whatif *w, const struct hs_gw_wake *k)
+static uint64_t gw_time_to_wake(const struct hs_guest_whatif *w, const struct hs_gw_wake *k)
 {
 	uint64_t past = k->halt_ns > w->extra ? k->halt_ns - w->extra : 0;
 
 	return k->kind == HS_GW_HIT ? k->poll_ns : k->poll_ns + past;
 }
 
-static void hs_gw_check(struct hs_guest_whatif *w, const struct hs_gw_wake *k, uint64_t d)
+static void gw_check(struct hs_guest_whatif *w, const struct hs_gw_wake *k, uint64_t d)
 {
 	struct hs_haltpoll_wake o;
 	uint32_t limit;
@@ -166,9 +166,9 @@ static void hs_gw_check(struct hs_guest_whatif *w, const struct hs_gw_wake *k, u
 	w->check_limit = limit;
 }
 
-static void hs_gw_simulate(struct hs_guest_whatif *w, const struct hs_gw_wake *k)
+static void gw_simulate(struct hs_guest_whatif *w, const struct hs_gw_wake *k)
 {
-	uint64_t d = hs_gw_time_to_wake(w, k);
+	uint64_t d = gw_time_to_wake(w, k);
 	struct hs_haltpoll_wake o;
 
 	uint64_t dr[HS_GW_RUNS] = { d, d, d - d / 20, d + d / 20 };
@@ -192,10 +192,10 @@ static void hs_gw_simulate(struct hs_guest_whatif *w, const struct hs_gw_wake *k
 		if (nom->wakes % HS_SPREAD_BLOCK_MIN == 0)
 			hs_spread_add(&w->cand[i].spread, nom->wakes, nom->hits, nom->poll_ns);
 	}
-	hs_gw_check(w, k, d);
+	gw_check(w, k, d);
 }
 
-static void hs_gw_estimate_extra(struct hs_guest_whatif *w)
+static void gw_estimate_extra(struct hs_guest_whatif *w)
 {
 	if (w->min_sample != UINT64_MAX)
 		w->extra = w->min_sample - w->min_sample / 20;
@@ -211,7 +211,7 @@ static void hs_gw_estimate_extra(struct hs_guest_whatif *w)
  * rounded up to a multiple of 10000 when that stays below the upper bound
  * (operators set round numbers), else the lower bound.
  */
-static void hs_gw_infer_max(struct hs_guest_whatif *w)
+static void gw_infer_max(struct hs_guest_whatif *w)
 {
 	uint64_t lo = 0, hi = UINT64_MAX, g;
 
@@ -244,26 +244,26 @@ static void hs_gw_infer_max(struct hs_guest_whatif *w)
 }
 
 /* X is known from here on: replay what was kept, then stream. */
-static void hs_gw_flush(struct hs_guest_whatif *w)
+static void gw_flush(struct hs_guest_whatif *w)
 {
 	if (w->streaming)
 		return;
 	w->streaming = true;
 	if (!w->max_known)
-		hs_gw_infer_max(w);
-	hs_gw_estimate_extra(w);
+		gw_infer_max(w);
+	gw_estimate_extra(w);
 	for (unsigned int i = 0; i < w->nbuf; i++)
-		hs_gw_simulate(w, &w->buf[i]);
+		gw_simulate(w, &w->buf[i]);
 	free(w->buf);
 	w->buf = NULL;
 }
 
-static void hs_gw_emit(struct hs_guest_whatif *w, struct hs_gw_wake *k)
+static void gw_emit(struct hs_guest_whatif *w, struct hs_gw_wake *k)
 {
 	k->reset_before = w->reset_next;
 	w->reset_next = false;
 	if (w->streaming) {
-		hs_gw_simulate(w, k);
+		gw_simulate(w, k);
 		return;
 	}
 	if (w->nbuf == w->cap_buf) {
@@ -272,8 +272,8 @@ static void hs_gw_emit(struct hs_guest_whatif *w, struct hs_gw_wake *k)
 
 		/* out of memory: estimate from what is kept and stream from here */
 		if (!b) {
-			hs_gw_flush(w);
-			hs_gw_simulate(w, k);
+			gw_flush(w);
+			gw_simulate(w, k);
 			return;
 		}
 		w->buf = b;
@@ -286,21 +286,21 @@ static void hs_gw_emit(struct hs_guest_whatif *w, struct hs_gw_wake *k)
 	}
 	w->buf[w->nbuf++] = *k;
 	if (w->nbuf == HS_GUEST_WHATIF_BUFFER)
-		hs_gw_flush(w);
+		gw_flush(w);
 }
 
-static void hs_gw_emit_hit(struct hs_guest_whatif *w, uint64_t poll_ns)
+static void gw_emit_hit(struct hs_guest_whatif *w, uint64_t poll_ns)
 {
 	struct hs_gw_wake k = { .poll_ns = poll_ns, .kind = HS_GW_HIT };
 
-	hs_gw_emit(w, &k);
+	gw_emit(w, &k);
 }
 
 /* Whatever ended before this entry is settled now. */
-static void hs_gw_settle(struct hs_guest_whatif *w, bool halt_next)
+static void gw_settle(struct hs_guest_whatif *w, bool halt_next)
 {
 	if (w->halt_done) {
-		hs_gw_emit(w, &w->pending);
+		gw_emit(w, &w->pending);
 		w->halt_done = false;
 	}
 	w->in_miss = false;
@@ -310,10 +310,10 @@ static void hs_gw_settle(struct hs_guest_whatif *w, bool halt_next)
 	if (halt_next)
 		w->in_miss = true;
 	else
-		hs_gw_emit_hit(w, w->poll_ns);
+		gw_emit_hit(w, w->poll_ns);
 }
 
-static void hs_gw_exit(struct hs_guest_whatif *w, uint64_t ts)
+static void gw_exit(struct hs_guest_whatif *w, uint64_t ts)
 {
 	uint64_t r = ts > w->cur_since ? ts - w->cur_since : 0;
 
@@ -346,11 +346,11 @@ void hs_guest_whatif_event(struct hs_guest_whatif *w, const struct hs_event *ev)
 	if (ev->kind != HS_EV_CPU_IDLE)
 		return;
 	if (ev->idle.state == HS_IDLE_EXIT) {
-		hs_gw_exit(w, ev->ts);
+		gw_exit(w, ev->ts);
 		return;
 	}
 	/* an entry without the previous exit: that period is not measurable */
-	hs_gw_settle(w, ev->idle.state >= 1);
+	gw_settle(w, ev->idle.state >= 1);
 	w->cur_state = ev->idle.state;
 	w->cur_since = ev->ts;
 }
@@ -364,13 +364,13 @@ void hs_guest_whatif_break(struct hs_guest_whatif *w)
 
 void hs_guest_whatif_finish(struct hs_guest_whatif *w, uint64_t span_ns)
 {
-	hs_gw_settle(w, false);
-	hs_gw_flush(w);
+	gw_settle(w, false);
+	gw_flush(w);
 	w->span_ns = span_ns;
 }
 
 /* The interval's rates, from its counts (also for the totals). */
-static void hs_gw_row_rates(struct hs_guest_whatif_row *r, double span_ns)
+static void gw_row_rates(struct hs_guest_whatif_row *r, double span_ns)
 {
 	r->hit_rate_low = r->wakes ? (double)r->hits_low / (double)r->wakes : 0;
 	r->hit_rate_high = r->wakes ? (double)r->hits_high / (double)r->wakes : 0;
@@ -379,12 +379,12 @@ static void hs_gw_row_rates(struct hs_guest_whatif_row *r, double span_ns)
 }
 
 /* One side of the interval: the model part's reach from the point and the sampling part. */
-static double hs_gw_side(double point, double model, double margin)
+static double gw_side(double point, double model, double margin)
 {
 	return hypot(model - point, margin);
 }
 
-static void hs_gw_interval(const struct hs_gw_cand *c, struct hs_guest_whatif_row *r)
+static void gw_interval(const struct hs_gw_cand *c, struct hs_guest_whatif_row *r)
 {
 	const struct hs_gw_run *nom = &c->run[HS_GW_NOMINAL];
 	double n = (double)nom->wakes, hits = (double)nom->hits, poll = (double)nom->poll_ns;
@@ -400,13 +400,13 @@ static void hs_gw_interval(const struct hs_gw_cand *c, struct hs_guest_whatif_ro
 	}
 	mh = M_SQRT2 * n * hs_spread_margin(&c->spread, nom->wakes, HS_SPREAD_HIT_RATE, 1);
 	mp = M_SQRT2 * n * hs_spread_margin(&c->spread, nom->wakes, HS_SPREAD_POLL_NS, c->p.max_ns);
-	x = floor(hits - hs_gw_side(hits, hlo, mh));
+	x = floor(hits - gw_side(hits, hlo, mh));
 	r->hits_low = x > 0 ? (uint64_t)x : 0;
-	x = ceil(hits + hs_gw_side(hits, hhi, mh));
+	x = ceil(hits + gw_side(hits, hhi, mh));
 	r->hits_high = x < n ? (uint64_t)x : nom->wakes;
-	x = poll - hs_gw_side(poll, plo, mp);
+	x = poll - gw_side(poll, plo, mp);
 	r->poll_cpu_s_low = x > 0 ? x / 1e9 : 0;
-	r->poll_cpu_s_high = (poll + hs_gw_side(poll, phi, mp)) / 1e9;
+	r->poll_cpu_s_high = (poll + gw_side(poll, phi, mp)) / 1e9;
 }
 
 unsigned int hs_guest_whatif_rows(const struct hs_guest_whatif *w,
@@ -420,7 +420,7 @@ unsigned int hs_guest_whatif_rows(const struct hs_guest_whatif *w,
 
 		memset(r, 0, sizeof(*r));
 		r->guest_halt_poll_ns = w->cand[i].p.max_ns;
-		hs_gw_interval(&w->cand[i], r);
+		gw_interval(&w->cand[i], r);
 		r->wakes = c->wakes;
 		r->polls = c->polls;
 		r->hits = c->hits;
@@ -432,7 +432,7 @@ unsigned int hs_guest_whatif_rows(const struct hs_guest_whatif *w,
 		r->poll_cpu_pct_per_cpu = r->poll_cpu_pct;
 		r->grows = c->grows;
 		r->shrinks = c->shrinks;
-		hs_gw_row_rates(r, span);
+		gw_row_rates(r, span);
 	}
 	return w->ncand;
 }

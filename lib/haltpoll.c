@@ -22,7 +22,7 @@ void hs_haltpoll_defaults(struct hs_haltpoll_params *p)
 	p->shrink_floor = true;
 }
 
-static uint32_t hs_haltpoll_u32(int64_t v, uint32_t dflt)
+static uint32_t haltpoll_u32(int64_t v, uint32_t dflt)
 {
 	return v < 0 || v > UINT32_MAX ? dflt : (uint32_t)v;
 }
@@ -32,10 +32,10 @@ void hs_haltpoll_from_meta(struct hs_haltpoll_params *p, const struct hs_meta *m
 	unsigned int major, minor;
 
 	hs_haltpoll_defaults(p);
-	p->max_ns = hs_haltpoll_u32(m->guest_halt_poll_ns, p->max_ns);
-	p->grow = hs_haltpoll_u32(m->guest_halt_poll_grow, p->grow);
-	p->grow_start = hs_haltpoll_u32(m->guest_halt_poll_grow_start, p->grow_start);
-	p->shrink = hs_haltpoll_u32(m->guest_halt_poll_shrink, p->shrink);
+	p->max_ns = haltpoll_u32(m->guest_halt_poll_ns, p->max_ns);
+	p->grow = haltpoll_u32(m->guest_halt_poll_grow, p->grow);
+	p->grow_start = haltpoll_u32(m->guest_halt_poll_grow_start, p->grow_start);
+	p->shrink = haltpoll_u32(m->guest_halt_poll_shrink, p->shrink);
 	if (m->guest_halt_poll_allow_shrink >= 0)
 		p->allow_shrink = m->guest_halt_poll_allow_shrink;
 	/* unknown release: a current kernel */

@@ -9,7 +9,7 @@
  * group g >= 1 covers [2^(g+SUB_BITS-1), 2^(g+SUB_BITS)) in HS_HIST_SUB
  * buckets of width 2^(g-1). Group 0 and group 1 are both exact.
  */
-static unsigned int hs_hist_index(uint64_t v)
+static unsigned int hist_index(uint64_t v)
 {
 	unsigned int e, shift;
 
@@ -20,7 +20,7 @@ static unsigned int hs_hist_index(uint64_t v)
 	return (shift + 1) * HS_HIST_SUB + (unsigned int)((v >> shift) - HS_HIST_SUB);
 }
 
-static uint64_t hs_hist_bucket_lo(unsigned int i)
+static uint64_t hist_bucket_lo(unsigned int i)
 {
 	unsigned int g = i / HS_HIST_SUB, sub = i % HS_HIST_SUB;
 
@@ -29,7 +29,7 @@ static uint64_t hs_hist_bucket_lo(unsigned int i)
 	return (uint64_t)(HS_HIST_SUB + sub) << (g - 1);
 }
 
-static uint64_t hs_hist_bucket_width(unsigned int i)
+static uint64_t hist_bucket_width(unsigned int i)
 {
 	unsigned int g = i / HS_HIST_SUB;
 
@@ -41,7 +41,7 @@ void hs_hist_init(struct hs_hist *h)
 	memset(h, 0, sizeof(*h));
 }
 
-static uint64_t hs_add_sat(uint64_t a, uint64_t b)
+static uint64_t add_sat(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
@@ -53,8 +53,8 @@ void hs_hist_add(struct hs_hist *h, uint64_t value)
 	if (h->count == 0 || value > h->max)
 		h->max = value;
 	h->count++;
-	h->sum = hs_add_sat(h->sum, value);
-	h->buckets[hs_hist_index(value)]++;
+	h->sum = add_sat(h->sum, value);
+	h->buckets[hist_index(value)]++;
 }
 
 void hs_hist_merge(struct hs_hist *into, const struct hs_hist *from)
@@ -68,13 +68,13 @@ void hs_hist_merge(struct hs_hist *into, const struct hs_hist *from)
 	if (into->count == 0 || from->max > into->max)
 		into->max = from->max;
 	into->count += from->count;
-	into->sum = hs_add_sat(into->sum, from->sum);
+	into->sum = add_sat(into->sum, from->sum);
 	for (i = 0; i < HS_HIST_BUCKETS; i++)
 		into->buckets[i] += from->buckets[i];
 }
 
 /* Nearest rank: the smallest rank r with r >= q * count, at least 1. */
-static uint64_t hs_hist_rank(const struct hs_hist *h, double q)
+static uint64_t hist_rank(const struct hs_hist *h, double q)
 {
 	double r;
 
@@ -90,7 +90,7 @@ static uint64_t hs_hist_rank(const struct hs_hist *h, double q)
 	return (uint64_t)r;
 }
 
-static uint64_t hs_hist_clamp(const struct hs_hist *h, uint64_t v)
+static uint64_t hist_clamp(const struct hs_hist *h, uint64_t v)
 {
 	if (v < h->min)
 		return h->min;
@@ -106,7 +106,7 @@ uint64_t hs_hist_quantile(const struct hs_hist *h, double q)
 
 	if (h->count == 0)
 		return 0;
-	rank = hs_hist_rank(h, q);
+	rank = hist_rank(h, q);
 	/* The extremes are known exactly: no need to approximate them. */
 	if (rank == 1)
 		return h->min;
@@ -119,7 +119,7 @@ uint64_t hs_hist_quantile(const struct hs_hist *h, double q)
 	}
 	if (i == HS_HIST_BUCKETS)
 		return h->max;
-	return hs_hist_clamp(h, hs_hist_bucket_lo(i) + hs_hist_bucket_width(i) / 2);
+	return hist_clamp(h, hist_bucket_lo(i) + hist_bucket_width(i) / 2);
 }
 
 /* hi == UINT64_MAX means "no upper bound", matching hs_log2_hi(). */
@@ -130,8 +130,8 @@ uint64_t hs_hist_count_range(const struct hs_hist *h, uint64_t lo, uint64_t hi)
 
 	if (lo >= hi)
 		return 0;
-	first = hs_hist_index(lo);
-	end = hi == UINT64_MAX ? HS_HIST_BUCKETS : hs_hist_index(hi);
+	first = hist_index(lo);
+	end = hi == UINT64_MAX ? HS_HIST_BUCKETS : hist_index(hi);
 	for (i = first; i < end; i++)
 		n += h->buckets[i];
 	return n;

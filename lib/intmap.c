@@ -7,7 +7,7 @@
 #include "error.h"
 #include "intmap.h"
 
-static void hs_imap_insert(struct hs_imap *m, int key, uint32_t val)
+static void imap_insert(struct hs_imap *m, int key, uint32_t val)
 {
 	unsigned int i = hs_imap_hash(key) & (m->cap - 1);
 
@@ -18,7 +18,7 @@ static void hs_imap_insert(struct hs_imap *m, int key, uint32_t val)
 	m->n++;
 }
 
-static int hs_imap_grow(struct hs_imap *m)
+static int imap_grow(struct hs_imap *m)
 {
 	struct hs_imap bigger = { .cap = m->cap ? m->cap * 2 : 64 };
 	unsigned int i;
@@ -34,7 +34,7 @@ static int hs_imap_grow(struct hs_imap *m)
 	}
 	for (i = 0; i < m->cap; i++)
 		if (m->vals[i])
-			hs_imap_insert(&bigger, m->keys[i], m->vals[i]);
+			imap_insert(&bigger, m->keys[i], m->vals[i]);
 	free(m->keys);
 	free(m->vals);
 	*m = bigger;
@@ -44,9 +44,9 @@ static int hs_imap_grow(struct hs_imap *m)
 int hs_imap_put(struct hs_imap *m, int key, unsigned int idx)
 {
 	/* keep the load under one half so probes stay short */
-	if ((m->n + 1) * 2 > m->cap && hs_imap_grow(m))
+	if ((m->n + 1) * 2 > m->cap && imap_grow(m))
 		return HS_ERR_RUNTIME;
-	hs_imap_insert(m, key, idx + 1);
+	imap_insert(m, key, idx + 1);
 	return 0;
 }
 

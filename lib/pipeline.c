@@ -19,7 +19,7 @@
  * HALTSTAT_THREADS=1 keeps one reader, =2 splits whatever the size or the
  * CPUs (tests compare the two).
  */
-static bool hs_load_split(const struct hs_source *src, const char *path)
+static bool load_split(const struct hs_source *src, const char *path)
 {
 	const char *env = getenv("HALTSTAT_THREADS");
 	bool forced = env && atoi(env) >= 2;
@@ -40,7 +40,7 @@ struct hs_load_half {
 	int ret;
 };
 
-static void *hs_load_half_main(void *arg)
+static void *load_half_main(void *arg)
 {
 	struct hs_load_half *h = arg;
 
@@ -53,8 +53,8 @@ static void *hs_load_half_main(void *arg)
  * (hs_account_shard): decoding twice costs less than the per-vCPU work
  * it splits, and nothing passes between the threads until the end.
  */
-static int hs_load_sharded(const struct hs_source *src, const char *path,
-			   struct hs_account *acct, struct hs_error *err)
+static int load_sharded(const struct hs_source *src, const char *path,
+			struct hs_account *acct, struct hs_error *err)
 {
 	struct hs_load_half other = { .src = src, .path = path };
 	pthread_t thread;
@@ -65,7 +65,7 @@ static int hs_load_sharded(const struct hs_source *src, const char *path,
 		return src->read(path, acct, err);
 	hs_account_shard(other.acct, 1, 2);
 	hs_account_shard(acct, 0, 2);
-	if (pthread_create(&thread, NULL, hs_load_half_main, &other)) {
+	if (pthread_create(&thread, NULL, load_half_main, &other)) {
 		hs_account_free(other.acct);
 		hs_account_shard(acct, 0, 1);
 		return src->read(path, acct, err);
@@ -93,7 +93,7 @@ struct hs_account *hs_account_load(const struct hs_source *src, const char *path
 		hs_error_set(err, HS_ERR_RUNTIME, "cannot set up the accounting: out of memory");
 		return NULL;
 	}
-	ret = hs_load_split(src, path) ? hs_load_sharded(src, path, acct, err) :
+	ret = load_split(src, path) ? load_sharded(src, path, acct, err) :
 	      src->read(path, acct, err);
 	if (ret) {
 		hs_account_free(acct);

@@ -15,7 +15,7 @@
 #include "report_stats.h"
 #include "report_warn.h"
 
-static uint64_t *hs_u64_dup(const uint64_t *src, size_t n)
+static uint64_t *u64_dup(const uint64_t *src, size_t n)
 {
 	uint64_t *p = malloc(n * sizeof(*p));
 
@@ -24,8 +24,8 @@ static uint64_t *hs_u64_dup(const uint64_t *src, size_t n)
 	return p;
 }
 
-static int hs_vcpu_linear(struct hs_report_vcpu *r, const struct hs_vcpu_acct *v,
-			  const struct hs_account_opts *o)
+static int vcpu_linear(struct hs_report_vcpu *r, const struct hs_vcpu_acct *v,
+		       const struct hs_account_opts *o)
 {
 	size_t n = (size_t)o->linear_entries + 1;
 
@@ -33,12 +33,12 @@ static int hs_vcpu_linear(struct hs_report_vcpu *r, const struct hs_vcpu_acct *v
 		return 0;
 	r->linear.bucket_ns = o->linear_bucket_ns;
 	r->linear.entries = o->linear_entries;
-	r->linear.poll = hs_u64_dup(v->linear_poll, n);
-	r->linear.wait = hs_u64_dup(v->linear_wait, n);
+	r->linear.poll = u64_dup(v->linear_poll, n);
+	r->linear.wait = u64_dup(v->linear_wait, n);
 	return r->linear.poll && r->linear.wait ? 0 : HS_ERR_RUNTIME;
 }
 
-static void hs_vcpu_whatif(struct hs_report_vcpu *r, const struct hs_vcpu_acct *v)
+static void vcpu_whatif(struct hs_report_vcpu *r, const struct hs_vcpu_acct *v)
 {
 	r->selfcheck.agree_pct = -1;
 	hs_max_in_force_init(&r->max);
@@ -61,8 +61,8 @@ static void hs_vcpu_whatif(struct hs_report_vcpu *r, const struct hs_vcpu_acct *
 	hs_whatif_wake_model(v->whatif, &r->wake);
 }
 
-static int hs_vcpu_fill(struct hs_report_vcpu *r, const struct hs_sel *s,
-			const struct hs_account *acct)
+static int vcpu_fill(struct hs_report_vcpu *r, const struct hs_sel *s,
+		     const struct hs_account *acct)
 {
 	const struct hs_vcpu_acct *v = s->v;
 	struct hs_window_sum w = { .last = HS_WINDOW_UNKNOWN };
@@ -82,18 +82,18 @@ static int hs_vcpu_fill(struct hs_report_vcpu *r, const struct hs_sel *s,
 	hs_window_sum_put(&r->stats, &w);
 	memcpy(r->log2.poll, v->log2_poll, sizeof(r->log2.poll));
 	memcpy(r->log2.wait, v->log2_wait, sizeof(r->log2.wait));
-	hs_vcpu_whatif(r, v);
+	vcpu_whatif(r, v);
 	r->timed_waits = v->timed_waits;
 	r->suggested_row = -1;
 	r->hist = malloc(sizeof(*r->hist));
 	if (!r->hist)
 		return HS_ERR_RUNTIME;
 	*r->hist = v->all;
-	return hs_vcpu_linear(r, v, hs_account_options(acct));
+	return vcpu_linear(r, v, hs_account_options(acct));
 }
 
-static int hs_report_vcpus(struct hs_report *rep, const struct hs_account *acct,
-			   const struct hs_report_filter *filter, bool *filtered_out)
+static int report_vcpus(struct hs_report *rep, const struct hs_account *acct,
+			const struct hs_report_filter *filter, bool *filtered_out)
 {
 	struct hs_sel *sel;
 	int n = hs_report_select(acct, filter, &sel);
@@ -108,7 +108,7 @@ static int hs_report_vcpus(struct hs_report *rep, const struct hs_account *acct,
 		goto out;
 	for (i = 0; i < (unsigned int)n; i++) {
 		rep->nvcpus++;
-		if (hs_vcpu_fill(&rep->vcpus[i], &sel[i], acct))
+		if (vcpu_fill(&rep->vcpus[i], &sel[i], acct))
 			goto out;
 	}
 	hs_report_poll_host_clamp(rep);
@@ -126,7 +126,7 @@ out:
  * The recorded names of the idle states; a recording without them (older
  * files, pasted text) still knows the haltpoll driver's two.
  */
-static void hs_report_idle_names(struct hs_report *rep)
+static void report_idle_names(struct hs_report *rep)
 {
 	bool haltpoll = !strcmp(rep->meta.cpuidle_driver, "haltpoll");
 
@@ -139,7 +139,7 @@ static void hs_report_idle_names(struct hs_report *rep)
 	}
 }
 
-static void hs_report_header(struct hs_report *rep, const struct hs_account *acct)
+static void report_header(struct hs_report *rep, const struct hs_account *acct)
 {
 	uint64_t lost;
 
@@ -158,7 +158,7 @@ static void hs_report_header(struct hs_report *rep, const struct hs_account *acc
 	rep->events_total = rep->events_wakeup + rep->events_poll_ns + rep->events_idle +
 			    rep->events_guest_poll + rep->events_sched_switch +
 			    rep->events_sched_wakeup + rep->events_sched_waking;
-	hs_report_idle_names(rep);
+	report_idle_names(rep);
 	lost = rep->meta.lost_events;
 	if (!rep->meta.lost_known)
 		rep->lost_pct = -1;
@@ -167,8 +167,8 @@ static void hs_report_header(struct hs_report *rep, const struct hs_account *acc
 }
 
 /* A guest CPU's replay of the haltpoll governor, and its sum into the guest layer's totals. */
-static void hs_report_guest_whatif(struct hs_report *rep, struct hs_report_guest_cpu *r,
-				   const struct hs_guest_whatif *w)
+static void report_guest_whatif(struct hs_report *rep, struct hs_report_guest_cpu *r,
+				const struct hs_guest_whatif *w)
 {
 	if (!w)
 		return;
@@ -186,7 +186,7 @@ static void hs_report_guest_whatif(struct hs_report *rep, struct hs_report_guest
 	rep->active_guest_cpus++;
 }
 
-static void hs_report_guest_extra(struct hs_report *rep)
+static void report_guest_extra(struct hs_report *rep)
 {
 	double sum = 0, w = 0;
 
@@ -203,7 +203,7 @@ static void hs_report_guest_extra(struct hs_report *rep)
 			(rep->active_guest_cpus ? rep->active_guest_cpus : 1);
 }
 
-static int hs_report_guest(struct hs_report *rep, const struct hs_account *acct)
+static int report_guest(struct hs_report *rep, const struct hs_account *acct)
 {
 	unsigned int i, n = hs_account_nguest(acct);
 
@@ -226,10 +226,10 @@ static int hs_report_guest(struct hs_report *rep, const struct hs_account *acct)
 			r->window_mean_ns = g->window_area / (double)g->window_time;
 		else
 			r->window_mean_ns = g->window >= 0 ? (double)g->window : -1;
-		hs_report_guest_whatif(rep, r, g->whatif);
+		report_guest_whatif(rep, r, g->whatif);
 	}
 	rep->nguest = n;
-	hs_report_guest_extra(rep);
+	report_guest_extra(rep);
 	return 0;
 }
 
@@ -240,8 +240,8 @@ int hs_report_build(struct hs_report *rep, const struct hs_account *acct,
 	bool filtered_out = false;
 
 	memset(rep, 0, sizeof(*rep));
-	hs_report_header(rep, acct);
-	if (hs_report_vcpus(rep, acct, filter, &filtered_out) || hs_report_guest(rep, acct) ||
+	report_header(rep, acct);
+	if (report_vcpus(rep, acct, filter, &filtered_out) || report_guest(rep, acct) ||
 	    (filter && filter->threads && hs_report_threads(rep, acct))) {
 		hs_report_free(rep);
 		return HS_ERR_RUNTIME;

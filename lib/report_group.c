@@ -22,7 +22,7 @@ struct hs_agg {
 	struct hs_max_in_force max;
 };
 
-static void hs_agg_reset(struct hs_agg *g)
+static void agg_reset(struct hs_agg *g)
 {
 	struct hs_hist *h = g->hist;
 
@@ -33,8 +33,8 @@ static void hs_agg_reset(struct hs_agg *g)
 	hs_max_in_force_init(&g->max);
 }
 
-static void hs_agg_add(struct hs_agg *g, const struct hs_report_vcpu *r,
-		       const struct hs_vcpu_acct *v, bool first)
+static void agg_add(struct hs_agg *g, const struct hs_report_vcpu *r,
+		    const struct hs_vcpu_acct *v, bool first)
 {
 	unsigned int n = r->n_what_if;
 
@@ -56,7 +56,7 @@ static void hs_agg_add(struct hs_agg *g, const struct hs_report_vcpu *r,
 	hs_whatif_rows_sum(g->what_if, r->what_if, g->n_what_if);
 }
 
-static void hs_agg_stats(struct hs_agg *g)
+static void agg_stats(struct hs_agg *g)
 {
 	hs_stats_poll_bound(&g->stats);
 	hs_stats_contention(&g->stats);
@@ -64,10 +64,10 @@ static void hs_agg_stats(struct hs_agg *g)
 	hs_window_sum_put(&g->stats, &g->win);
 }
 
-static void hs_vm_put(struct hs_report_vm *vm, struct hs_agg *g, const struct hs_sel *s,
-		      unsigned int nvcpus)
+static void vm_put(struct hs_report_vm *vm, struct hs_agg *g, const struct hs_sel *s,
+		   unsigned int nvcpus)
 {
-	hs_agg_stats(g);
+	agg_stats(g);
 	vm->tgid = s->tgid;
 	memcpy(vm->name, s->vm, sizeof(vm->name));
 	memcpy(vm->comm, s->vm_comm, sizeof(vm->comm));
@@ -80,7 +80,7 @@ static void hs_vm_put(struct hs_report_vm *vm, struct hs_agg *g, const struct hs
 	vm->n_what_if = g->n_what_if;
 }
 
-static unsigned int hs_count_vms(const struct hs_sel *sel, unsigned int n)
+static unsigned int count_vms(const struct hs_sel *sel, unsigned int n)
 {
 	unsigned int i, k = n ? 1 : 0;
 
@@ -90,24 +90,24 @@ static unsigned int hs_count_vms(const struct hs_sel *sel, unsigned int n)
 }
 
 /* sel is sorted, so each VM's threads are consecutive. */
-static void hs_report_group(struct hs_report *rep, const struct hs_sel *sel,
-			    struct hs_agg *vm, struct hs_agg *host)
+static void group_vcpus(struct hs_report *rep, const struct hs_sel *sel,
+			struct hs_agg *vm, struct hs_agg *host)
 {
 	unsigned int i, start = 0;
 
 	for (i = 0; i < rep->nvcpus; i++) {
 		if (i > start && sel[i].tgid != sel[start].tgid) {
-			hs_vm_put(&rep->vms[rep->nvms++], vm, &sel[start], i - start);
+			vm_put(&rep->vms[rep->nvms++], vm, &sel[start], i - start);
 			start = i;
 		}
 		if (i == start)
-			hs_agg_reset(vm);
-		hs_agg_add(vm, &rep->vcpus[i], sel[i].v, i == start);
-		hs_agg_add(host, &rep->vcpus[i], sel[i].v, i == 0);
+			agg_reset(vm);
+		agg_add(vm, &rep->vcpus[i], sel[i].v, i == start);
+		agg_add(host, &rep->vcpus[i], sel[i].v, i == 0);
 	}
 	if (rep->nvcpus)
-		hs_vm_put(&rep->vms[rep->nvms++], vm, &sel[start], i - start);
-	hs_agg_stats(host);
+		vm_put(&rep->vms[rep->nvms++], vm, &sel[start], i - start);
+	agg_stats(host);
 	rep->host = host->stats;
 	rep->host_log2 = host->log2;
 	memcpy(rep->host_what_if, host->what_if, sizeof(rep->host_what_if));
@@ -119,15 +119,15 @@ int hs_report_vms(struct hs_report *rep, const struct hs_sel *sel)
 	struct hs_agg *vm = calloc(1, sizeof(*vm)), *host = calloc(1, sizeof(*host));
 	int ret = HS_ERR_RUNTIME;
 
-	rep->vms = calloc(hs_count_vms(sel, rep->nvcpus) + 1, sizeof(*rep->vms));
+	rep->vms = calloc(count_vms(sel, rep->nvcpus) + 1, sizeof(*rep->vms));
 	if (!vm || !host || !rep->vms)
 		goto out;
 	vm->hist = malloc(sizeof(*vm->hist));
 	host->hist = malloc(sizeof(*host->hist));
 	if (!vm->hist || !host->hist)
 		goto out;
-	hs_agg_reset(host);
-	hs_report_group(rep, sel, vm, host);
+	agg_reset(host);
+	group_vcpus(rep, sel, vm, host);
 	ret = 0;
 out:
 	if (vm)
@@ -175,7 +175,7 @@ int hs_vm_linear(const struct hs_report *rep, struct hs_report_vm *vm)
 }
 
 /* Busier first: more polling CPU, then more halts; 0 when alike. */
-static int hs_busier(const struct hs_halt_stats *a, const struct hs_halt_stats *b)
+static int busier(const struct hs_halt_stats *a, const struct hs_halt_stats *b)
 {
 	if (a->poll_ns != b->poll_ns)
 		return a->poll_ns > b->poll_ns ? -1 : 1;
@@ -184,20 +184,20 @@ static int hs_busier(const struct hs_halt_stats *a, const struct hs_halt_stats *
 	return 0;
 }
 
-static int hs_vm_busier(const void *pa, const void *pb, void *arg)
+static int vm_busier(const void *pa, const void *pb, void *arg)
 {
 	const struct hs_report *rep = arg;
 	unsigned int a = *(const unsigned int *)pa, b = *(const unsigned int *)pb;
-	int c = hs_busier(&rep->vms[a].stats, &rep->vms[b].stats);
+	int c = busier(&rep->vms[a].stats, &rep->vms[b].stats);
 
 	return c ? c : (a > b) - (a < b);
 }
 
-static int hs_vcpu_busier(const void *pa, const void *pb, void *arg)
+static int vcpu_busier(const void *pa, const void *pb, void *arg)
 {
 	const struct hs_report *rep = arg;
 	unsigned int a = *(const unsigned int *)pa, b = *(const unsigned int *)pb;
-	int c = hs_busier(&rep->vcpus[a].stats, &rep->vcpus[b].stats);
+	int c = busier(&rep->vcpus[a].stats, &rep->vcpus[b].stats);
 
 	return c ? c : (a > b) - (a < b);
 }
@@ -212,8 +212,8 @@ int hs_report_order(struct hs_report *rep)
 		rep->vm_order[i] = i;
 	for (unsigned int i = 0; i < rep->nvcpus; i++)
 		rep->vcpu_order[i] = i;
-	qsort_r(rep->vm_order, rep->nvms, sizeof(*rep->vm_order), hs_vm_busier, rep);
-	qsort_r(rep->vcpu_order, rep->nvcpus, sizeof(*rep->vcpu_order), hs_vcpu_busier, rep);
+	qsort_r(rep->vm_order, rep->nvms, sizeof(*rep->vm_order), vm_busier, rep);
+	qsort_r(rep->vcpu_order, rep->nvcpus, sizeof(*rep->vcpu_order), vcpu_busier, rep);
 	return 0;
 }
 

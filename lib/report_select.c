@@ -14,9 +14,9 @@
 #include "vmm.h"
 
 /* Name, process, VM and vCPU index of a thread, from what the recording told. */
-static void hs_identify(const struct hs_account *acct, int tid, int64_t vcpu_id, int *tgid,
-			char *comm, size_t comm_len, char *vm, size_t vm_len, char *vm_comm,
-			size_t vm_comm_len, int *vcpu_index)
+static void identify(const struct hs_account *acct, int tid, int64_t vcpu_id, int *tgid,
+		     char *comm, size_t comm_len, char *vm, size_t vm_len, char *vm_comm,
+		     size_t vm_comm_len, int *vcpu_index)
 {
 	const struct hs_thread_info *t = hs_account_thread_info(acct, tid);
 	const struct hs_process_info *p;
@@ -43,12 +43,12 @@ static void hs_identify(const struct hs_account *acct, int tid, int64_t vcpu_id,
 		snprintf(vm, vm_len, "pid %d", *tgid);
 }
 
-static void hs_sel_identify(struct hs_sel *s, const struct hs_account *acct,
-			    const struct hs_vcpu_acct *v)
+static void sel_identify(struct hs_sel *s, const struct hs_account *acct,
+			 const struct hs_vcpu_acct *v)
 {
 	memset(s, 0, sizeof(*s));
 	s->v = v;
-	hs_identify(acct, v->tid, v->vcpu_id, &s->tgid, s->comm, sizeof(s->comm), s->vm,
+	identify(acct, v->tid, v->vcpu_id, &s->tgid, s->comm, sizeof(s->comm), s->vm,
 		    sizeof(s->vm), s->vm_comm, sizeof(s->vm_comm), &s->vcpu_index);
 }
 
@@ -68,13 +68,13 @@ int hs_report_threads(struct hs_report *rep, const struct hs_account *acct)
 
 		r->tid = t->tid;
 		r->vcpu = v != NULL;
-		hs_identify(acct, t->tid, v ? v->vcpu_id : -1, &r->tgid, r->comm, sizeof(r->comm),
+		identify(acct, t->tid, v ? v->vcpu_id : -1, &r->tgid, r->comm, sizeof(r->comm),
 			    r->vm, sizeof(r->vm), vm_comm, sizeof(vm_comm), &r->vcpu_index);
 	}
 	return 0;
 }
 
-static bool hs_filter_pids(const struct hs_report_filter *f, int tid, int tgid)
+static bool filter_pids(const struct hs_report_filter *f, int tid, int tgid)
 {
 	unsigned int i;
 
@@ -84,13 +84,13 @@ static bool hs_filter_pids(const struct hs_report_filter *f, int tid, int tgid)
 	return false;
 }
 
-static bool hs_filter_match(const struct hs_report_filter *f, const struct hs_sel *s)
+static bool filter_match(const struct hs_report_filter *f, const struct hs_sel *s)
 {
 	char pid[16];
 
 	if (!f)
 		return true;
-	if (f->npids && !hs_filter_pids(f, s->v->tid, s->tgid))
+	if (f->npids && !filter_pids(f, s->v->tid, s->tgid))
 		return false;
 	if (f->vm && f->vm[0] && strcmp(f->vm, s->vm)) {
 		snprintf(pid, sizeof(pid), "%d", s->tgid);
@@ -106,7 +106,7 @@ bool hs_filter_active(const struct hs_report_filter *f)
 }
 
 /* Order: known VMs by name then pid, the unknown VM last; vCPU index, unknown last; tid. */
-static int hs_sel_cmp(const void *pa, const void *pb)
+static int sel_cmp(const void *pa, const void *pb)
 {
 	const struct hs_sel *a = pa, *b = pb;
 	int c;
@@ -139,11 +139,11 @@ int hs_report_select(const struct hs_account *acct, const struct hs_report_filte
 
 		if (!v->halts && !v->grows && !v->shrinks)
 			continue;
-		hs_sel_identify(&sel[k], acct, v);
-		if (hs_filter_match(f, &sel[k]))
+		sel_identify(&sel[k], acct, v);
+		if (filter_match(f, &sel[k]))
 			k++;
 	}
-	qsort(sel, k, sizeof(*sel), hs_sel_cmp);
+	qsort(sel, k, sizeof(*sel), sel_cmp);
 	*out = sel;
 	return (int)k;
 }

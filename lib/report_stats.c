@@ -30,7 +30,7 @@ void hs_stats_counters(struct hs_halt_stats *s, const struct hs_vcpu_acct *v)
 		s->unknown_why[k] += v->unknown_why[k];
 }
 
-static uint64_t hs_u64_add_sat(uint64_t a, uint64_t b)
+static uint64_t u64_add_sat(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
@@ -63,8 +63,8 @@ void hs_stats_poll_bound(struct hs_halt_stats *s)
 /* Sums of the vCPUs' (clamped) polling CPU, and the span they cover. */
 void hs_stats_poll_add(struct hs_halt_stats *into, const struct hs_halt_stats *from)
 {
-	into->poll_ns = hs_u64_add_sat(into->poll_ns, from->poll_ns);
-	into->poll_bounded_ns = hs_u64_add_sat(into->poll_bounded_ns, from->poll_bounded_ns);
+	into->poll_ns = u64_add_sat(into->poll_ns, from->poll_ns);
+	into->poll_bounded_ns = u64_add_sat(into->poll_bounded_ns, from->poll_bounded_ns);
 	into->polls_cut += from->polls_cut;
 	into->poll_clamped |= from->poll_clamped;
 	if (!into->first_start_ts || from->first_start_ts < into->first_start_ts)
@@ -121,19 +121,19 @@ void hs_log2_add(struct hs_log2_hist *into, const struct hs_log2_hist *from)
 	}
 }
 
-static void hs_stats_rates(struct hs_halt_stats *s, double seconds)
+static void stats_rates(struct hs_halt_stats *s, double seconds)
 {
 	s->halts_per_s = seconds > 0 ? (double)s->halts / seconds : 0;
 	s->poll_cpu_pct = seconds > 0 ? (double)s->poll_ns / (seconds * 1e9) * 100 : 0;
 }
 
-static void hs_whatif_per_vcpu(struct hs_whatif_row *rows, unsigned int n, unsigned int nvcpus)
+static void whatif_per_vcpu(struct hs_whatif_row *rows, unsigned int n, unsigned int nvcpus)
 {
 	for (unsigned int i = 0; i < n; i++)
 		rows[i].poll_cpu_pct_per_vcpu = rows[i].poll_cpu_pct / (nvcpus ? nvcpus : 1);
 }
 
-static void hs_guest_rates(struct hs_report_guest_cpu *g, double seconds)
+static void guest_rates(struct hs_report_guest_cpu *g, double seconds)
 {
 	uint64_t polls = g->poll_hits + g->poll_misses;
 
@@ -157,25 +157,25 @@ void hs_report_rates(struct hs_report *rep, double seconds)
 
 	rep->span_s = seconds;
 	rep->active_vcpus = 0;
-	hs_stats_rates(&rep->host, seconds);
+	stats_rates(&rep->host, seconds);
 	for (unsigned int i = 0; i < rep->nvcpus; i++) {
 		struct hs_report_vcpu *v = &rep->vcpus[i];
 
-		hs_stats_rates(&v->stats, seconds);
-		hs_whatif_per_vcpu(v->what_if, v->n_what_if, 1);
+		stats_rates(&v->stats, seconds);
+		whatif_per_vcpu(v->what_if, v->n_what_if, 1);
 		rep->active_vcpus += v->stats.halts > 0;
 	}
 	for (unsigned int i = 0; i < rep->nvms; i++) {
 		struct hs_report_vm *m = &rep->vms[i];
 
-		hs_stats_rates(&m->stats, seconds);
+		stats_rates(&m->stats, seconds);
 		vm_active = 0;
 		for (unsigned int k = 0; k < rep->nvcpus; k++)
 			vm_active += hs_report_vcpu_in_vm(&rep->vcpus[k], m) &&
 				     rep->vcpus[k].stats.halts > 0;
-		hs_whatif_per_vcpu(m->what_if, m->n_what_if, vm_active);
+		whatif_per_vcpu(m->what_if, m->n_what_if, vm_active);
 	}
-	hs_whatif_per_vcpu(rep->host_what_if, rep->n_host_what_if, rep->active_vcpus);
+	whatif_per_vcpu(rep->host_what_if, rep->n_host_what_if, rep->active_vcpus);
 	for (unsigned int i = 0; i < rep->nguest; i++)
-		hs_guest_rates(&rep->guest[i], seconds);
+		guest_rates(&rep->guest[i], seconds);
 }

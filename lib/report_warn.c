@@ -5,7 +5,7 @@
 
 #include "report_warn.h"
 
-static void hs_report_warn_poll_clamp(struct hs_report *rep)
+static void report_warn_poll_clamp(struct hs_report *rep)
 {
 	unsigned int n = 0;
 
@@ -22,7 +22,7 @@ static void hs_report_warn_poll_clamp(struct hs_report *rep)
 }
 
 /* One warning for a count of what went wrong, when there is any. */
-static void hs_report_warn_count(struct hs_report *rep, uint64_t n, const char *fmt)
+static void report_warn_count(struct hs_report *rep, uint64_t n, const char *fmt)
 {
 	char buf[256];
 
@@ -32,7 +32,7 @@ static void hs_report_warn_count(struct hs_report *rep, uint64_t n, const char *
 	hs_report_warn(rep, "%s", buf);
 }
 
-static void hs_report_warn_losses(struct hs_report *rep)
+static void report_warn_losses(struct hs_report *rep)
 {
 	const struct hs_meta *m = &rep->meta;
 
@@ -46,10 +46,10 @@ static void hs_report_warn_losses(struct hs_report *rep)
 		hs_report_warn(rep, "events were lost in %llu places (count unknown): "
 			       "results may be inaccurate",
 			       (unsigned long long)m->lost_unknown_places);
-	hs_report_warn_count(rep, m->skipped_lines, "skipped %llu unreadable input lines");
-	hs_report_warn_count(rep, m->skipped_pages, "skipped %llu damaged pages of the trace");
-	hs_report_warn_count(rep, m->skipped_events, "skipped %llu malformed events");
-	hs_report_warn_count(rep, m->clamped_ts, "%llu events had a time stamp earlier than the one "
+	report_warn_count(rep, m->skipped_lines, "skipped %llu unreadable input lines");
+	report_warn_count(rep, m->skipped_pages, "skipped %llu damaged pages of the trace");
+	report_warn_count(rep, m->skipped_events, "skipped %llu malformed events");
+	report_warn_count(rep, m->clamped_ts, "%llu events had a time stamp earlier than the one "
 			     "before on their CPU: taken as simultaneous");
 	_Static_assert(HS_ACCOUNT_MAX_VCPUS == HS_ACCOUNT_MAX_GUEST_CPUS,
 		       "the warning names one limit for both");
@@ -59,7 +59,7 @@ static void hs_report_warn_losses(struct hs_report *rep)
 			       (unsigned long long)m->over_limit_events, HS_ACCOUNT_MAX_VCPUS);
 }
 
-static void hs_report_warn_filter(struct hs_report *rep, const struct hs_report_filter *f)
+static void report_warn_filter(struct hs_report *rep, const struct hs_report_filter *f)
 {
 	char what[256] = "";
 	size_t len = 0;
@@ -75,7 +75,7 @@ static void hs_report_warn_filter(struct hs_report *rep, const struct hs_report_
 	hs_report_warn(rep, "no vCPU thread matches the filter:%s", what);
 }
 
-static enum hs_kvm_seen hs_report_kvm_seen(const struct hs_report *rep)
+static enum hs_kvm_seen report_kvm_seen(const struct hs_report *rep)
 {
 	if (rep->events_wakeup)
 		return HS_KVM_HALTING;
@@ -85,7 +85,7 @@ static enum hs_kvm_seen hs_report_kvm_seen(const struct hs_report *rep)
 }
 
 /* Words for a report without halts that fit what the input shows; true when added. */
-static bool hs_report_warn_kvm(struct hs_report *rep)
+static bool report_warn_kvm(struct hs_report *rep)
 {
 	unsigned int n = rep->nwarnings;
 
@@ -106,13 +106,13 @@ void hs_report_warnings(struct hs_report *rep, const struct hs_account *acct,
 {
 	const struct hs_account_opts *o = hs_account_options(acct);
 
-	hs_report_warn_losses(rep);
-	hs_report_warn_poll_clamp(rep);
-	rep->kvm = hs_report_kvm_seen(rep);
+	report_warn_losses(rep);
+	report_warn_poll_clamp(rep);
+	rep->kvm = report_kvm_seen(rep);
 	if (!rep->events_total && (o->start_ns || o->end_ns))
 		hs_report_warn(rep, "no events in the selected time range");
-	else if (rep->kvm != HS_KVM_HALTING && hs_report_warn_kvm(rep))
+	else if (rep->kvm != HS_KVM_HALTING && report_warn_kvm(rep))
 		rep->kvm_note = rep->warnings[rep->nwarnings - 1];
 	if (filtered_out)
-		hs_report_warn_filter(rep, f);
+		report_warn_filter(rep, f);
 }

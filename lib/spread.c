@@ -27,7 +27,7 @@ void hs_spread_add(struct hs_spread *s, uint64_t n, uint64_t hits, uint64_t poll
 }
 
 /* Standard error of the mean of n block values. */
-static double hs_spread_se(double sum, double sq, uint64_t n)
+static double spread_se(double sum, double sq, uint64_t n)
 {
 	double var;
 
@@ -38,7 +38,7 @@ static double hs_spread_se(double sum, double sq, uint64_t n)
 }
 
 /* Student's t, 97.5% quantile, for df degrees of freedom, at least HS_SPREAD_Z. */
-static double hs_spread_t975(uint64_t df)
+static double spread_t975(uint64_t df)
 {
 	static const double t[] = { 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
 				    2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074,
@@ -62,9 +62,9 @@ double hs_spread_margin(const struct hs_spread *s, uint64_t n, enum hs_spread_of
 
 		if (blocks < HS_SPREAD_MIN_BLOCKS)
 			break;
-		se = of == HS_SPREAD_POLL_NS ? hs_spread_se(s->sum_poll[k], s->sq_poll[k], blocks) :
-					       hs_spread_se(s->sum_rate[k], s->sq_rate[k], blocks);
-		se *= hs_spread_t975(blocks - 1);
+		se = of == HS_SPREAD_POLL_NS ? spread_se(s->sum_poll[k], s->sq_poll[k], blocks) :
+					       spread_se(s->sum_rate[k], s->sq_rate[k], blocks);
+		se *= spread_t975(blocks - 1);
 		widest = se > widest ? se : widest;
 	}
 	if (widest >= 0)

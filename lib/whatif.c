@@ -25,7 +25,7 @@ const uint64_t hs_whatif_default_candidates[] = {
 const unsigned int hs_whatif_default_ncandidates =
 	sizeof(hs_whatif_default_candidates) / sizeof(hs_whatif_default_candidates[0]);
 
-static unsigned int hs_whatif_copy_candidates(uint64_t *dst, const struct hs_whatif_opts *o)
+static unsigned int whatif_copy_candidates(uint64_t *dst, const struct hs_whatif_opts *o)
 {
 	unsigned int n = 0;
 
@@ -49,7 +49,7 @@ static unsigned int hs_whatif_copy_candidates(uint64_t *dst, const struct hs_wha
 	return u;
 }
 
-static void hs_whatif_base_params(const struct hs_whatif_opts *o, struct hs_sim_params *p)
+static void whatif_base_params(const struct hs_whatif_opts *o, struct hs_sim_params *p)
 {
 	hs_sim_params_default(p, o->era);
 	if (o->grow >= 0)
@@ -70,9 +70,9 @@ struct hs_whatif *hs_whatif_alloc(const struct hs_whatif_opts *opts)
 		return NULL;
 	w->opts = *opts;
 	hs_whatif_batch_init(&w->batch, opts->era);
-	w->ncand = hs_whatif_copy_candidates(w->opts.candidates, opts);
+	w->ncand = whatif_copy_candidates(w->opts.candidates, opts);
 	w->opts.ncandidates = w->ncand;
-	hs_whatif_base_params(&w->opts, &p);
+	whatif_base_params(&w->opts, &p);
 	for (unsigned int i = 0; i < w->ncand; i++) {
 		p.max_ns = w->opts.candidates[i];
 		hs_sim_init(&w->cand[i], &p);
@@ -100,7 +100,7 @@ void hs_whatif_free(struct hs_whatif *w)
 	free(w);
 }
 
-static void hs_whatif_check(struct hs_whatif *w, const struct hs_whatif_rec *r)
+static void whatif_check(struct hs_whatif *w, const struct hs_whatif_rec *r)
 {
 	int64_t win = hs_whatif_window(w, r);
 	int rec_change = r->has_change ? (r->grow ? 1 : -1) : 0;
@@ -130,7 +130,7 @@ static void hs_whatif_check(struct hs_whatif *w, const struct hs_whatif_rec *r)
 }
 
 /* Grows by doubling up to the cap; out of memory only ends the kept sequence early. */
-static void hs_whatif_keep_gap(struct hs_whatif *w, uint64_t d)
+static void whatif_keep_gap(struct hs_whatif *w, uint64_t d)
 {
 	w->gaps_seen++;
 	if (w->ngaps >= w->opts.keep_gaps || w->ngaps + 1 < w->gaps_seen)
@@ -151,7 +151,7 @@ static void hs_whatif_keep_gap(struct hs_whatif *w, uint64_t d)
 }
 
 /* The candidates' counts into cand[], where the rows are read from. */
-static void hs_whatif_counts_store(struct hs_whatif *w)
+static void whatif_counts_store(struct hs_whatif *w)
 {
 	if (w->open) {
 		for (unsigned int i = 0; i < w->ncand; i++)
@@ -174,7 +174,7 @@ static void hs_whatif_counts_store(struct hs_whatif *w)
 }
 
 /* The point's hits and polling per candidate, for the interval's snapshots. */
-static void hs_whatif_point_counts(const struct hs_whatif *w, uint64_t *hits, uint64_t *poll)
+static void whatif_point_counts(const struct hs_whatif *w, uint64_t *hits, uint64_t *poll)
 {
 	for (unsigned int i = 0; i < w->ncand; i++) {
 		hits[i] = w->open ? w->open->sim[i].hits : w->batch.hits[i];
@@ -182,7 +182,7 @@ static void hs_whatif_point_counts(const struct hs_whatif *w, uint64_t *hits, ui
 	}
 }
 
-static void hs_whatif_iv_feed(struct hs_whatif *w, const struct hs_whatif_rec *r, bool final)
+static void whatif_iv_feed(struct hs_whatif *w, const struct hs_whatif_rec *r, bool final)
 {
 	uint64_t hits[HS_WHATIF_MAX_CANDIDATES], poll[HS_WHATIF_MAX_CANDIDATES];
 
@@ -193,11 +193,11 @@ static void hs_whatif_iv_feed(struct hs_whatif *w, const struct hs_whatif_rec *r
 		if (!hs_whatif_iv_tick(w->iv))
 			return;
 	}
-	hs_whatif_point_counts(w, hits, poll);
+	whatif_point_counts(w, hits, poll);
 	hs_whatif_iv_counts(w->iv, hits, poll, final);
 }
 
-static void hs_whatif_simulate(struct hs_whatif *w, const struct hs_whatif_rec *rec)
+static void whatif_simulate(struct hs_whatif *w, const struct hs_whatif_rec *rec)
 {
 	struct hs_whatif_rec cut = *rec, *r = &cut;
 	uint64_t d = hs_whatif_rec_ttw(r, w->delta), ovh = hs_whatif_rec_overhead(r, w->delta);
@@ -207,7 +207,7 @@ static void hs_whatif_simulate(struct hs_whatif *w, const struct hs_whatif_rec *
 
 	cut.poll_cut = hs_whatif_rec_cut(&win, rec);
 	if (w->opts.keep_gaps)
-		hs_whatif_keep_gap(w, d);
+		whatif_keep_gap(w, d);
 	if (w->open)
 		hs_whatif_open_halt(w->open, w->ncand, d, ovh, r->waited, r->valid,
 				    hs_whatif_cut_at(r->poll_cut, d));
@@ -215,13 +215,13 @@ static void hs_whatif_simulate(struct hs_whatif *w, const struct hs_whatif_rec *
 		hs_whatif_batch_halt(&w->batch, w->ncand,
 				     hs_whatif_params_for(&w->cand[0].p, ovh, &own), d, r->valid,
 				     hs_whatif_cut_at(r->poll_cut, d));
-	hs_whatif_iv_feed(w, r, false);
+	whatif_iv_feed(w, r, false);
 	hs_whatif_infer_max(w);
-	hs_whatif_check(w, r);
+	whatif_check(w, r);
 }
 
 /* A back-filled run's halts, lost-event ones aside, take its window. */
-static void hs_whatif_apply_fills(struct hs_whatif *w)
+static void whatif_apply_fills(struct hs_whatif *w)
 {
 	for (unsigned int f = 0; f < w->nfill; f++)
 		for (unsigned int i = w->fill[f].from; i < w->fill[f].to && i < w->nbuf; i++) {
@@ -262,7 +262,7 @@ void hs_whatif_backfill(struct hs_whatif *w, int64_t window, bool lower_bound)
  * run is still untold: the rules decide from the run so far (the account
  * decides again from the whole run at its end, for the counts).
  */
-static void hs_whatif_decide_open_run(struct hs_whatif *w)
+static void whatif_decide_open_run(struct hs_whatif *w)
 {
 	enum hs_window_source src;
 	enum hs_unknown_reason why;
@@ -288,7 +288,7 @@ static void hs_whatif_decide_open_run(struct hs_whatif *w)
  * Δ and the wake model from the buffered halts; then the point replay for
  * that model and the interval's replays.
  */
-static void hs_whatif_choose_models(struct hs_whatif *w)
+static void whatif_choose_models(struct hs_whatif *w)
 {
 	struct hs_whatif_halts h = { .rec = w->buf, .n = w->nbuf, .win = hs_whatif_winctx(w) };
 	struct hs_whatif_delta d;
@@ -314,17 +314,17 @@ static void hs_whatif_choose_models(struct hs_whatif *w)
 				   !w->wake.from_timed);
 }
 
-static void hs_whatif_start_streaming(struct hs_whatif *w)
+static void whatif_start_streaming(struct hs_whatif *w)
 {
 	if (w->streaming)
 		return;
-	hs_whatif_decide_open_run(w);
+	whatif_decide_open_run(w);
 	/* An inferred M must be known before the first replayed halt (and Δ clamps with it). */
 	hs_whatif_infer_max(w);
-	hs_whatif_choose_models(w);
-	hs_whatif_apply_fills(w);
+	whatif_choose_models(w);
+	whatif_apply_fills(w);
 	for (unsigned int i = 0; i < w->nbuf; i++)
-		hs_whatif_simulate(w, &w->buf[i]);
+		whatif_simulate(w, &w->buf[i]);
 	free(w->buf);
 	w->buf = NULL;
 	w->nbuf = w->capbuf = 0;
@@ -332,7 +332,7 @@ static void hs_whatif_start_streaming(struct hs_whatif *w)
 	w->unres_open = false;
 }
 
-static bool hs_whatif_buffer(struct hs_whatif *w, const struct hs_whatif_rec *r)
+static bool whatif_buffer(struct hs_whatif *w, const struct hs_whatif_rec *r)
 {
 	if (w->nbuf == w->capbuf) {
 		unsigned int cap = w->capbuf ? w->capbuf * 2 : 256;
@@ -389,28 +389,28 @@ void hs_whatif_halt_ts(struct hs_whatif *w, uint64_t ts, const struct hs_wakeup 
 			w->unres_open = true;
 			w->unres_from = w->nbuf;
 		}
-		bool kept = hs_whatif_buffer(w, &r);
+		bool kept = whatif_buffer(w, &r);
 
 		if (kept && w->nbuf < HS_WHATIF_BUFFER)
 			return;
 		/* buffer full (or no memory for it): fix Δ with what we have */
-		hs_whatif_start_streaming(w);
+		whatif_start_streaming(w);
 		if (kept)
 			return;
 	}
-	hs_whatif_simulate(w, &r);
+	whatif_simulate(w, &r);
 }
 
 void hs_whatif_finish(struct hs_whatif *w, uint64_t span_ns)
 {
-	hs_whatif_start_streaming(w);
-	hs_whatif_iv_feed(w, NULL, true);
-	hs_whatif_counts_store(w);
+	whatif_start_streaming(w);
+	whatif_iv_feed(w, NULL, true);
+	whatif_counts_store(w);
 	w->span_ns = span_ns;
 }
 
-static void hs_whatif_row_fill(struct hs_whatif_row *row, const struct hs_sim *s,
-			       uint64_t span_ns)
+static void whatif_row_fill(struct hs_whatif_row *row, const struct hs_sim *s,
+			    uint64_t span_ns)
 {
 	double span_s = span_ns / 1e9;
 
@@ -427,7 +427,7 @@ static void hs_whatif_row_fill(struct hs_whatif_row *row, const struct hs_sim *s
 	row->shrinks = s->shrinks;
 }
 
-static void hs_whatif_row_point_only(struct hs_whatif_row *row)
+static void whatif_row_point_only(struct hs_whatif_row *row)
 {
 	row->hit_rate_low = row->hit_rate_high = row->hit_rate;
 	row->hit_rate_sim_low = row->hit_rate_sim_high = row->hit_rate;
@@ -437,11 +437,11 @@ static void hs_whatif_row_point_only(struct hs_whatif_row *row)
 unsigned int hs_whatif_rows(const struct hs_whatif *w, struct hs_whatif_row *rows)
 {
 	for (unsigned int i = 0; i < w->ncand; i++) {
-		hs_whatif_row_fill(&rows[i], &w->cand[i], w->span_ns);
+		whatif_row_fill(&rows[i], &w->cand[i], w->span_ns);
 		if (w->iv)
 			hs_whatif_iv_row(w->iv, i, &rows[i]);
 		else
-			hs_whatif_row_point_only(&rows[i]);
+			whatif_row_point_only(&rows[i]);
 	}
 	return w->ncand;
 }
@@ -492,7 +492,7 @@ const uint64_t *hs_whatif_gaps(const struct hs_whatif *w, uint64_t *n, uint64_t 
 
 void hs_whatif_sim_params(const struct hs_whatif *w, uint64_t max_ns, struct hs_sim_params *p)
 {
-	hs_whatif_base_params(&w->opts, p);
+	whatif_base_params(&w->opts, p);
 	p->max_ns = max_ns;
 	p->wake_overhead_ns = w->delta;
 }

@@ -46,7 +46,7 @@ void hs_whatif_bound_hi(struct hs_whatif *w, uint64_t hi)
  * A window the grow and shrink rules reach from grow_start alone; one they
  * do not was cut to M at some point (M itself, or M shrunk and grown back).
  */
-static bool hs_whatif_on_lattice(const struct hs_sim_params *p, uint64_t win)
+static bool whatif_on_lattice(const struct hs_sim_params *p, uint64_t win)
 {
 	uint64_t up = p->grow_start;
 
@@ -87,7 +87,7 @@ void hs_whatif_bound(struct hs_whatif *w, const struct hs_whatif_rec *r)
 			hs_whatif_bound_hi(w, r->chg_old);
 		hs_whatif_bound_lo(w, r->chg_old);
 		/* the largest window that only a cut explains is likely M itself */
-		if (r->chg_old > w->max_soft && !hs_whatif_on_lattice(&w->check.p, r->chg_old))
+		if (r->chg_old > w->max_soft && !whatif_on_lattice(&w->check.p, r->chg_old))
 			w->max_soft = r->chg_old;
 		if (r->grow) {
 			hs_whatif_bound_lo(w, r->ns + 1);
@@ -112,7 +112,7 @@ void hs_whatif_bound(struct hs_whatif *w, const struct hs_whatif_rec *r)
 }
 
 /* M from the bounds: the likely value where they allow it, else the roundest between. */
-static uint64_t hs_whatif_pick(uint64_t lo, uint64_t hi, uint64_t soft)
+static uint64_t whatif_pick(uint64_t lo, uint64_t hi, uint64_t soft)
 {
 	return soft >= lo && soft <= hi && soft ? soft : hs_whatif_max_pick(lo, hi);
 }
@@ -131,7 +131,7 @@ void hs_whatif_infer_max(struct hs_whatif *w)
 	if (!bounded)
 		return;
 	w->max_source = w->max_known ? HS_MAX_CONTRADICTED : HS_MAX_INFERRED;
-	w->check.p.max_ns = hs_whatif_pick(lo, hi, w->max_soft);
+	w->check.p.max_ns = whatif_pick(lo, hi, w->max_soft);
 }
 
 /* Replays one halt through the recorded setting and compares. */
@@ -191,7 +191,7 @@ void hs_max_in_force_decide(struct hs_max_in_force *m)
 		m->max_ns = m->module_ns;
 		m->source = HS_MAX_MODULE;
 	} else if (bounded) {
-		m->max_ns = (int64_t)hs_whatif_pick(m->lo, m->hi, m->soft);
+		m->max_ns = (int64_t)whatif_pick(m->lo, m->hi, m->soft);
 		m->source = m->module_ns >= 0 ? HS_MAX_CONTRADICTED : HS_MAX_INFERRED;
 	}
 }

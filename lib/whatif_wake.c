@@ -27,8 +27,8 @@
  * or UINT64_MAX when the halt says nothing of Δ. *cut_evidence is set for a
  * poll that must have been cut: its excess is below any wake-up overhead.
  */
-static uint64_t hs_whatif_delta_sample(const struct hs_whatif_halts *h,
-				       const struct hs_whatif_rec *r, bool *cut_evidence)
+static uint64_t whatif_delta_sample(const struct hs_whatif_halts *h,
+				    const struct hs_whatif_rec *r, bool *cut_evidence)
 {
 	int64_t win = hs_whatif_rec_window(&h->win, r);
 
@@ -49,15 +49,15 @@ static uint64_t hs_whatif_delta_sample(const struct hs_whatif_halts *h,
  * The buffered misses' samples, ascending, into s (room for nbuf); *cut
  * counts the evidence of cut polls. Returns how many.
  */
-static unsigned int hs_whatif_delta_samples(const struct hs_whatif_halts *h, uint64_t *s,
-					    unsigned int *cut)
+static unsigned int whatif_delta_samples(const struct hs_whatif_halts *h, uint64_t *s,
+					 unsigned int *cut)
 {
 	unsigned int n = 0;
 
 	*cut = 0;
 	for (unsigned int i = 0; i < h->n; i++) {
 		bool evidence;
-		uint64_t sm = hs_whatif_delta_sample(h, &h->rec[i], &evidence);
+		uint64_t sm = whatif_delta_sample(h, &h->rec[i], &evidence);
 
 		*cut += evidence;
 		if (sm != UINT64_MAX)
@@ -74,7 +74,7 @@ static unsigned int hs_whatif_delta_samples(const struct hs_whatif_halts *h, uin
  * wake-up, not the quickest), and the interval replays their tenth and
  * ninetieth percentiles. False: too few, Δ is estimated as below.
  */
-static bool hs_whatif_delta_measure(const struct hs_whatif_halts *h, struct hs_whatif_delta *d)
+static bool whatif_delta_measure(const struct hs_whatif_halts *h, struct hs_whatif_delta *d)
 {
 	uint64_t *s = h->n ? malloc(sizeof(*s) * h->n) : NULL;
 	unsigned int n = 0;
@@ -104,8 +104,8 @@ static bool hs_whatif_delta_measure(const struct hs_whatif_halts *h, struct hs_w
  * 0.5% of the waits (below the 1 us floor aside) bound it. s has room for
  * nbuf.
  */
-static void hs_whatif_delta_cap(const struct hs_whatif_halts *h, struct hs_whatif_delta *d,
-				uint64_t *s)
+static void whatif_delta_cap(const struct hs_whatif_halts *h, struct hs_whatif_delta *d,
+			     uint64_t *s)
 {
 	unsigned int n = 0;
 
@@ -125,7 +125,7 @@ static void hs_whatif_delta_cap(const struct hs_whatif_halts *h, struct hs_whati
 }
 
 /* The shortest wait, UINT64_MAX none. */
-static uint64_t hs_whatif_min_wait(const struct hs_whatif_halts *h)
+static uint64_t whatif_min_wait(const struct hs_whatif_halts *h)
 {
 	uint64_t m = UINT64_MAX;
 
@@ -136,28 +136,28 @@ static uint64_t hs_whatif_min_wait(const struct hs_whatif_halts *h)
 }
 
 /* Δ itself, before its range. */
-static void hs_whatif_delta_point(const struct hs_whatif_halts *h, struct hs_whatif_delta *d)
+static void whatif_delta_point(const struct hs_whatif_halts *h, struct hs_whatif_delta *d)
 {
 	uint64_t *samples;
 	unsigned int n = 0, cut = 0, rank;
 
-	if (hs_whatif_delta_measure(h, d))
+	if (whatif_delta_measure(h, d))
 		return;
 	samples = h->n ? malloc(sizeof(*samples) * h->n) : NULL;
 	if (samples)
-		n = hs_whatif_delta_samples(h, samples, &cut);
+		n = whatif_delta_samples(h, samples, &cut);
 	if (n) {
 		rank = cut ? n / HS_WHATIF_DELTA_QUANTILE + cut / 2 : 0;
 		if (rank >= n)
 			rank = n - 1;
 		d->delta = samples[rank] - samples[rank] / 20;
-	} else if (hs_whatif_min_wait(h) != UINT64_MAX) {
-		d->delta = hs_whatif_min_wait(h);
+	} else if (whatif_min_wait(h) != UINT64_MAX) {
+		d->delta = whatif_min_wait(h);
 	}
 	if (n < HS_WHATIF_DELTA_SAMPLES && d->delta > HS_WHATIF_DEFAULT_DELTA)
 		d->delta = HS_WHATIF_DEFAULT_DELTA;
 	if (cut)
-		hs_whatif_delta_cap(h, d, samples);
+		whatif_delta_cap(h, d, samples);
 	free(samples);
 }
 
@@ -170,7 +170,7 @@ static void hs_whatif_delta_point(const struct hs_whatif_halts *h, struct hs_wha
  * polls left out, as there; the waits themselves when no window was
  * known), at most 50 us above it.
  */
-static void hs_whatif_delta_range(const struct hs_whatif_halts *h, struct hs_whatif_delta *d)
+static void whatif_delta_range(const struct hs_whatif_halts *h, struct hs_whatif_delta *d)
 {
 	uint64_t *s;
 	unsigned int n, cut;
@@ -185,7 +185,7 @@ static void hs_whatif_delta_range(const struct hs_whatif_halts *h, struct hs_wha
 	s = malloc(sizeof(*s) * (h->n ? h->n : 1));
 	if (!s)
 		return;
-	n = hs_whatif_delta_samples(h, s, &cut);
+	n = whatif_delta_samples(h, s, &cut);
 	if (!n) {
 		for (unsigned int i = 0; i < h->n; i++) {
 			const struct hs_whatif_rec *r = &h->rec[i];
@@ -210,7 +210,7 @@ struct hs_wake_pair {
 	bool hit;		/* the first halt was a poll hit */
 };
 
-static int hs_wake_pair_cmp(const void *a, const void *b)
+static int wake_pair_cmp(const void *a, const void *b)
 {
 	const struct hs_wake_pair *x = a, *y = b;
 
@@ -222,7 +222,7 @@ static int hs_wake_pair_cmp(const void *a, const void *b)
 }
 
 /* Pairs whose second halt is a hit: its end is its wake, exactly. */
-static unsigned int hs_wake_pairs(const struct hs_whatif_halts *h, struct hs_wake_pair *pr)
+static unsigned int wake_pairs(const struct hs_whatif_halts *h, struct hs_wake_pair *pr)
 {
 	unsigned int n = 0;
 
@@ -255,7 +255,7 @@ struct hs_wake_band {
 	double n, sx, sy, sxx, sxy, syy;
 };
 
-static unsigned int hs_wake_band_of(uint64_t ttw)
+static unsigned int wake_band_of(uint64_t ttw)
 {
 	unsigned int lg = ttw ? 63 - (unsigned int)__builtin_clzll(ttw) : 0;
 	unsigned int sub = lg >= 2 ? (unsigned int)(ttw >> (lg - 2)) & 3 : 0;
@@ -264,14 +264,14 @@ static unsigned int hs_wake_band_of(uint64_t ttw)
 }
 
 /* The next halt's time to wake when the trace shows it exactly, else UINT64_MAX. */
-static uint64_t hs_wake_exact_ttw(const struct hs_whatif_rec *r)
+static uint64_t wake_exact_ttw(const struct hs_whatif_rec *r)
 {
 	if (!r->reliable)
 		return UINT64_MAX;
 	return !r->waited ? r->ns : r->woken != HS_WOKEN_UNKNOWN ? r->woken : UINT64_MAX;
 }
 
-static bool hs_whatif_wake_timed(const struct hs_whatif_halts *h, struct hs_wake_choice *out)
+static bool whatif_wake_timed(const struct hs_whatif_halts *h, struct hs_wake_choice *out)
 {
 	struct hs_wake_band *band = calloc(HS_WAKE_BANDS, sizeof(*band));
 	double sxx = 0, sxy = 0, syy = 0, n = 0, used = 0, res;
@@ -280,14 +280,14 @@ static bool hs_whatif_wake_timed(const struct hs_whatif_halts *h, struct hs_wake
 		return false;
 	for (unsigned int i = 1; i < h->n; i++) {
 		const struct hs_whatif_rec *a = &h->rec[i - 1];
-		uint64_t y = hs_wake_exact_ttw(&h->rec[i]);
+		uint64_t y = wake_exact_ttw(&h->rec[i]);
 		struct hs_wake_band *b;
 		double x;
 
 		if (a->woken == HS_WOKEN_UNKNOWN || !a->reliable || y == UINT64_MAX)
 			continue;
 		x = (double)(a->ns - a->woken);
-		b = &band[hs_wake_band_of(a->woken)];
+		b = &band[wake_band_of(a->woken)];
 		b->n++;
 		b->sx += x;
 		b->sy += (double)y;
@@ -340,12 +340,12 @@ void hs_whatif_wake_choose(const struct hs_whatif_halts *h, const struct hs_what
 	unsigned int n, i = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (hs_whatif_wake_timed(h, out) || !pr) {
+	if (whatif_wake_timed(h, out) || !pr) {
 		free(pr);
 		return;
 	}
-	n = hs_wake_pairs(h, pr);
-	qsort(pr, n, sizeof(*pr), hs_wake_pair_cmp);
+	n = wake_pairs(h, pr);
+	qsort(pr, n, sizeof(*pr), wake_pair_cmp);
 	while (i < n) {
 		unsigned int j = i, k;
 
@@ -375,6 +375,6 @@ void hs_whatif_delta_estimate(const struct hs_whatif_halts *h, struct hs_whatif_
 {
 	memset(d, 0, sizeof(*d));
 	d->delta = HS_WHATIF_DEFAULT_DELTA;
-	hs_whatif_delta_point(h, d);
-	hs_whatif_delta_range(h, d);
+	whatif_delta_point(h, d);
+	whatif_delta_range(h, d);
 }

@@ -4,7 +4,7 @@
 
 #include "duration.h"
 
-static const char *hs_duration_put(char *buf, size_t len, const char *sign, double ns)
+static const char *duration_put(char *buf, size_t len, const char *sign, double ns)
 {
 	static const struct { const char *unit; double div; } units[] = {
 		{ "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 },
@@ -30,7 +30,7 @@ const char *hs_duration_format(char *buf, size_t len, double ns)
 		snprintf(buf, len, "-");
 		return buf;
 	}
-	return hs_duration_put(buf, len, "", ns);
+	return duration_put(buf, len, "", ns);
 }
 
 const char *hs_duration_format_delta(char *buf, size_t len, double ns)
@@ -39,5 +39,5 @@ const char *hs_duration_format_delta(char *buf, size_t len, double ns)
 		snprintf(buf, len, "-");
 		return buf;
 	}
-	return hs_duration_put(buf, len, ns < 0 ? "-" : "+", fabs(ns));
+	return duration_put(buf, len, ns < 0 ? "-" : "+", fabs(ns));
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Input front door: tells the format from the first bytes and hands the
- * input to the matching reader, in bounded memory (see hs_input_fd).
+ * input to the matching reader, in bounded memory (see input_fd).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,8 +44,8 @@ enum hs_input_format hs_input_detect(const unsigned char *head, size_t len)
 }
 
 /* Pipes and terminals: read to EOF, doubling the buffer up to a step. */
-static int hs_slurp(int fd, const char *name, unsigned char **out, size_t *len,
-		    struct hs_error *err)
+static int slurp(int fd, const char *name, unsigned char **out, size_t *len,
+		 struct hs_error *err)
 {
 	size_t cap = 0, used = 0;
 	unsigned char *buf = NULL;
@@ -83,7 +83,7 @@ static int hs_slurp(int fd, const char *name, unsigned char **out, size_t *len,
 }
 
 /* Up to cap bytes from the start of fd (a pipe may need several reads). */
-static int hs_read_head(int fd, unsigned char *buf, size_t cap, size_t *len)
+static int read_head(int fd, unsigned char *buf, size_t cap, size_t *len)
 {
 	*len = 0;
 	while (*len < cap) {
@@ -105,7 +105,7 @@ static int hs_read_head(int fd, unsigned char *buf, size_t cap, size_t *len)
  * so it is copied to an unlinked temporary file first (bounded memory),
  * or slurped when no temporary file can be made. Returns the fd or -1.
  */
-static int hs_spool(int in, const unsigned char *head, size_t hlen)
+static int spool(int in, const unsigned char *head, size_t hlen)
 {
 	const char *dir = getenv("TMPDIR");
 	char path[4096], *buf = malloc(HS_SLURP_MIN);
@@ -146,8 +146,8 @@ fail:
 	return -1;
 }
 
-static int hs_input_tracedat(const char *name, int fd, struct hs_account *acct,
-			     struct hs_error *err)
+static int input_tracedat(const char *name, int fd, struct hs_account *acct,
+			  struct hs_error *err)
 {
 	struct stat st;
 	void *map;
@@ -167,12 +167,12 @@ static int hs_input_tracedat(const char *name, int fd, struct hs_account *acct,
 }
 
 /* The old way, for a pipe when no temporary file could be made. */
-static int hs_input_slurp(const char *name, int fd, const unsigned char *head, size_t hlen,
-			  struct hs_account *acct, struct hs_error *err)
+static int input_slurp(const char *name, int fd, const unsigned char *head, size_t hlen,
+		       struct hs_account *acct, struct hs_error *err)
 {
 	unsigned char *buf = NULL, *all;
 	size_t len = 0;
-	int ret = hs_slurp(fd, name, &buf, &len, err);
+	int ret = slurp(fd, name, &buf, &len, err);
 
 	if (ret)
 		return ret;
@@ -195,8 +195,8 @@ static int hs_input_slurp(const char *name, int fd, const unsigned char *head, s
  * buffer; a trace.dat is mapped for its header and its pages are pread
  * (tracedat_decode.c), so memory stays bounded whatever the input size.
  */
-static int hs_input_fd(const char *name, int fd, bool regular, struct hs_account *acct,
-		       struct hs_error *err)
+static int input_fd(const char *name, int fd, bool regular, struct hs_account *acct,
+		    struct hs_error *err)
 {
 	struct hs_meta *meta = hs_account_meta(acct);
 	struct hs_sink sink;
@@ -205,7 +205,7 @@ static int hs_input_fd(const char *name, int fd, bool regular, struct hs_account
 	int ret, sp;
 
 	snprintf(meta->source, sizeof(meta->source), "%s", name);
-	ret = hs_read_head(fd, head, sizeof(head), &hlen);
+	ret = read_head(fd, head, sizeof(head), &hlen);
 	if (ret)
 		return hs_error_set(err, HS_ERR_INPUT, "%s: read error: %s", name, strerror(-ret));
 	if (hlen == 0)
@@ -213,11 +213,11 @@ static int hs_input_fd(const char *name, int fd, bool regular, struct hs_account
 	switch (hs_input_detect(head, hlen)) {
 	case HS_INPUT_TRACEDAT:
 		if (regular)
-			return hs_input_tracedat(name, fd, acct, err);
-		sp = hs_spool(fd, head, hlen);
+			return input_tracedat(name, fd, acct, err);
+		sp = spool(fd, head, hlen);
 		if (sp < 0)
-			return hs_input_slurp(name, fd, head, hlen, acct, err);
-		ret = hs_input_tracedat(name, sp, acct, err);
+			return input_slurp(name, fd, head, hlen, acct, err);
+		ret = input_tracedat(name, sp, acct, err);
 		close(sp);
 		return ret;
 	case HS_INPUT_TEXT:
@@ -242,7 +242,7 @@ int hs_input_read(const char *path, struct hs_account *acct, struct hs_error *er
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		ret = hs_error_set(err, HS_ERR_INPUT, "%s: is a directory", path);
 	} else {
-		ret = hs_input_fd(std ? "-" : path, fd, fstat(fd, &st) == 0 &&
+		ret = input_fd(std ? "-" : path, fd, fstat(fd, &st) == 0 &&
 				  S_ISREG(st.st_mode), acct, err);
 	}
 	if (!std)
@@ -262,7 +262,7 @@ int hs_input_read(const char *path, struct hs_account *acct, struct hs_error *er
  * child process of its own). Text is not split: its parsing costs as much
  * as the rest, so two parsers gained nothing (4 M lines: 0.47 s either way).
  */
-static bool hs_input_splittable(const char *path, bool any_size)
+static bool input_splittable(const char *path, bool any_size)
 {
 	const char *rd = getenv("HALTSTAT_READER");
 	unsigned char head[256];
@@ -294,5 +294,5 @@ static bool hs_input_splittable(const char *path, bool any_size)
 
 const struct hs_source hs_input_source = {
 	.read = hs_input_read,
-	.splittable = hs_input_splittable,
+	.splittable = input_splittable,
 };
