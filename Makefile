@@ -178,4 +178,4 @@ clean:
 	rm -rf --one-file-system build haltstat
 
 # the dependency files of the trees this make builds (not the chroot's)
--include $(wildcard $(BUILD)/*/*.d $(BUILD)/tests/*/*.d $(FUZZ_DIR)/*.d $(FUZZ_DIR)/*/*.d)
+-include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/tests/*/*.d $(FUZZ_DIR)/*.d $(FUZZ_DIR)/*/*.d $(FUZZ_DIR)/*/*/*.d)

@@ -159,6 +159,7 @@ void hs_account_finish(struct hs_account *acct);
  * and makes it whole again; call hs_account_finish() after.
  */
 void hs_account_shard(struct hs_account *acct, unsigned int index, unsigned int count);
+bool hs_account_sharded(const struct hs_account *acct);
 int hs_account_absorb(struct hs_account *acct, struct hs_account *from);
 /*
  * For a reader that can drop events early: false when acct, being a shard,

@@ -111,6 +111,11 @@ void hs_account_cut(struct hs_account *a, uint64_t ts)
 	}
 }
 
+bool hs_account_sharded(const struct hs_account *a)
+{
+	return a->nshards > 1;
+}
+
 void hs_account_shard(struct hs_account *a, unsigned int index, unsigned int count)
 {
 	a->shard = count > 1 ? index % count : 0;

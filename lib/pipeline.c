@@ -13,11 +13,9 @@
 #include "report_build.h"
 
 /*
- * Two readers side by side pay off when the input can be read twice (a
- * regular file), is large, a second CPU is there, and decoding is cheap
- * next to the per-vCPU work: the source says which inputs are so.
- * HALTSTAT_THREADS=1 keeps one reader, =2 splits whatever the size or the
- * CPUs (tests compare the two).
+ * Two readers side by side, each keeping half of the vCPUs, when the
+ * source says the input can be read twice; HALTSTAT_THREADS=1 keeps one
+ * reader, =2 splits whatever the size or the CPUs (tests compare the two).
  */
 static bool load_split(const struct hs_source *src, const char *path)
 {

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The fast paths (own v6 and v7 readers with pread windows, two readers
-# that each keep half of the vCPUs, batched candidates in AVX2 against the
+# that each keep half of the vCPUs, a reader whose accounting runs on a
+# second thread, batched candidates in AVX2 against the
 # plain loop (HALTSTAT_VECTOR=none), streamed text and pipes) must give
 # exactly the report of the straightforward ones: libtracecmd on the same
 # file (HALTSTAT_READER=libtracecmd, for v6 and v7), one reader
@@ -50,6 +51,12 @@ run_case() {
 	HALTSTAT_THREADS=2 "$HALTSTAT" report -i "$d.dat" >"$d.two.txt" 2>&1
 	HALTSTAT_THREADS=1 "$HALTSTAT" report -i "$d.dat" >"$d.one.txt" 2>&1
 	check "fastpath-$c-two-readers-text-identical" cmp "$d.one.txt" "$d.two.txt"
+	# read on one thread, accounted on another (what a large input gets)
+	HALTSTAT_PIPE=1 "$HALTSTAT" report -i "$d.dat" --json >"$d.pipe1.json" 2>&1
+	check "fastpath-$c-pipelined-bit-identical" cmp "$d.own.json" "$d.pipe1.json"
+	HALTSTAT_PIPE=1 "$HALTSTAT" report -i "$d.txt" --json >"$d.txtpipe1.json" 2>&1
+	HALTSTAT_PIPE=0 "$HALTSTAT" report -i "$d.txt" --json >"$d.txtpipe0.json" 2>&1
+	check "fastpath-$c-text-pipelined-bit-identical" cmp "$d.txtpipe0.json" "$d.txtpipe1.json"
 	HALTSTAT_VECTOR=none HALTSTAT_THREADS=1 "$HALTSTAT" report -i "$d.dat" --json >"$d.scalar.json" 2>&1
 	check "fastpath-$c-scalar-replay-bit-identical" cmp "$d.own.json" "$d.scalar.json"
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "input.h"
+#include "sink_pipe.h"
 #include "text_internal.h"
 #include "tracedat_internal.h"
 
@@ -190,6 +191,23 @@ static int input_slurp(const char *name, int fd, const unsigned char *head, size
 	return ret;
 }
 
+/* Text: through a second thread, which puts it into acct, when it is large. */
+static int input_text(int fd, bool regular, const unsigned char *head, size_t hlen,
+		      struct hs_account *acct, struct hs_error *err)
+{
+	struct stat st;
+	struct hs_sink sink;
+	struct hs_sink_pipe *pipe;
+	int ret, done;
+
+	pipe = hs_sink_pipe_open(&sink, acct, regular && !fstat(fd, &st) ? (uint64_t)st.st_size : 0);
+	ret = hs_text_read_fd(fd, (const char *)head, hlen, &sink, err);
+	done = hs_sink_pipe_close(pipe);
+	if (!ret && done)
+		ret = hs_error_set(err, done, "accounting rejected an event (out of memory)");
+	return ret;
+}
+
 /*
  * Tells the format from the first 4 KiB. Text streams through a bounded
  * buffer; a trace.dat is mapped for its header and its pages are pread
@@ -199,7 +217,6 @@ static int input_fd(const char *name, int fd, bool regular, struct hs_account *a
 		    struct hs_error *err)
 {
 	struct hs_meta *meta = hs_account_meta(acct);
-	struct hs_sink sink;
 	unsigned char head[4096];
 	size_t hlen;
 	int ret, sp;
@@ -221,8 +238,7 @@ static int input_fd(const char *name, int fd, bool regular, struct hs_account *a
 		close(sp);
 		return ret;
 	case HS_INPUT_TEXT:
-		hs_sink_account(&sink, acct);
-		return hs_text_read_fd(fd, (const char *)head, hlen, &sink, err);
+		return input_text(fd, regular, head, hlen, acct, err);
 	default:
 		return hs_error_set(err, HS_ERR_INPUT,
 				    "%s: neither a trace.dat nor a text trace (binary data)", name);
@@ -251,16 +267,13 @@ int hs_input_read(const char *path, struct hs_account *acct, struct hs_error *er
 }
 
 /*
- * Below this size a second reader costs more than it saves (4 MiB is
- * about 100,000 events).
- */
-#define HS_SPLIT_MIN_BYTES (4u << 20)
-
-/*
- * Two readers side by side (lib/pipeline.c) pay off for a regular file of
- * trace.dat that haltstat's own readers decode (libtracecmd runs in a
- * child process of its own). Text is not split: its parsing costs as much
- * as the rest, so two parsers gained nothing (4 M lines: 0.47 s either way).
+ * Two readers side by side (lib/pipeline.c), each keeping half of the
+ * vCPUs, only when asked for (HALTSTAT_THREADS=2, which the tests compare
+ * with one reader): both would decode every event and follow every
+ * runqueue, which sched events (recorded by default) make most of the
+ * work. A large input is read on one thread and accounted on another
+ * instead (sink_pipe.c). Only a regular trace.dat file that haltstat's own
+ * readers decode can be read twice.
  */
 static bool input_splittable(const char *path, bool any_size)
 {
@@ -271,14 +284,12 @@ static bool input_splittable(const char *path, bool any_size)
 	ssize_t n;
 	int fd;
 
-	if (!strcmp(path, "-") || (rd && !strcmp(rd, "libtracecmd")))
+	if (!any_size || !strcmp(path, "-") || (rd && !strcmp(rd, "libtracecmd")))
 		return false;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    (!any_size && st.st_size < HS_SPLIT_MIN_BYTES) ||
-	    (n = pread(fd, head, sizeof(head), 0)) <= 0) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (n = pread(fd, head, sizeof(head), 0)) <= 0) {
 		close(fd);
 		return false;
 	}

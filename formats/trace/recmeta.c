@@ -253,6 +253,8 @@ void hs_recmeta_apply(const char *text, size_t len, struct hs_sink *sink,
 		*eq = '\0';
 		recmeta_kv(line, eq + 1, sink, lost);
 	}
+	if (sink->meta_changed)
+		sink->meta_changed(sink->priv);
 }
 
 bool hs_recmeta_note(const char *text, size_t len, struct hs_sink *sink,

@@ -35,12 +35,9 @@ static void sink_acct_process(void *priv, int tgid, const char *comm, const char
 
 void hs_sink_account(struct hs_sink *sink, struct hs_account *acct)
 {
-	sink->event = sink_acct_event;
-	sink->lost = sink_acct_lost;
-	sink->thread = sink_acct_thread;
-	sink->process = sink_acct_process;
-	sink->keeps = sink_acct_keeps;
-	sink->count = sink_acct_count;
-	sink->priv = acct;
-	sink->meta = hs_account_meta(acct);
+	*sink = (struct hs_sink){
+		.event = sink_acct_event, .lost = sink_acct_lost, .thread = sink_acct_thread,
+		.process = sink_acct_process, .keeps = sink_acct_keeps, .count = sink_acct_count,
+		.priv = acct, .meta = hs_account_meta(acct),
+	};
 }

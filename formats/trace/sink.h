@@ -30,6 +30,8 @@ struct hs_sink {
 	 */
 	bool (*keeps)(void *priv, const struct hs_event *ev);
 	void (*count)(void *priv, const struct hs_event_tally *t);
+	/* Optional: the reader changed *meta in the stream (a note), before the events that follow. */
+	void (*meta_changed)(void *priv);
 };
 
 /* A sink into acct; process() with comm or vm NULL keeps what acct knows of it. */

@@ -13,6 +13,7 @@
 #include <event-parse.h>
 
 #include "input.h"
+#include "sink_pipe.h"
 #include "tracedat_file.h"
 
 int hs_td_v6_decode(const unsigned char *buf, size_t len, struct hs_sink *sink,
@@ -81,9 +82,14 @@ int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size
 				   "unsupported trace.dat version \"%s\" (haltstat reads 6 and 7)",
 				   h.version);
 	if (!ret) {
-		hs_sink_account(&sink, acct);
+		struct hs_sink_pipe *pipe = hs_sink_pipe_open(&sink, acct, len);
+		int done;
+
 		snprintf(sink.meta->source, sizeof(sink.meta->source), "%s", path);
 		ret = hs_td_read_sink(path, fd, buf, len, h.version[0] == '7', &sink, err);
+		done = hs_sink_pipe_close(pipe);
+		if (!ret && done)
+			ret = hs_error_set(err, done, "accounting rejected an event (out of memory)");
 	}
 	if (ret && err) {
 		char msg[sizeof(err->msg)];

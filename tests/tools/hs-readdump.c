@@ -89,7 +89,8 @@ static void c_process(void *priv, int tgid, const char *comm, const char *vm)
 static int decode(const char *path, int fd, const unsigned char *buf, size_t len,
 		  struct counts *c, struct hs_error *err)
 {
-	struct hs_sink s = { c_event, c_lost, c_thread, c_process, c, &c->meta, NULL, NULL };
+	struct hs_sink s = { .event = c_event, .lost = c_lost, .thread = c_thread,
+			     .process = c_process, .priv = c, .meta = &c->meta };
 	bool v7 = len > 12 && buf[10] == '7';
 
 	hs_meta_init(&c->meta);

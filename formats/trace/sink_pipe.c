@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A sink that hands what a reader decodes to a second thread, which puts it
+ * into the accounting: decoding and merging the CPUs' pages on one core,
+ * the per-event accounting (runqueues, halts, the what-if) on the other.
+ * Items keep the reader's order, so the account sees what one thread would
+ * have shown it. The reader writes its own copy of the metadata; the copy
+ * goes over with the items wherever it changed.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/account.h"
+#include "sink_pipe.h"
+
+#define PIPE_ITEMS 4096		/* a batch */
+#define PIPE_BATCHES 4		/* batches in flight */
+#define PIPE_NAMES (PIPE_ITEMS * 16)
+
+enum pipe_kind { PIPE_EVENT, PIPE_LOST, PIPE_THREAD, PIPE_PROCESS, PIPE_META };
+
+struct pipe_item {
+	uint8_t kind;
+	union {
+		struct hs_event ev;
+		struct { int cpu; uint64_t count; bool known; } lost;
+		struct { int id, tgid; int32_t comm, vm; } name;	/* offsets in names, -1 NULL */
+		struct hs_meta *meta;
+	};
+};
+
+struct pipe_batch {
+	struct pipe_item item[PIPE_ITEMS];
+	unsigned int n;
+	char names[PIPE_NAMES];
+	size_t names_len;
+	bool last;
+};
+
+struct hs_sink_pipe {
+	struct hs_account *acct;
+	struct hs_meta meta;		/* the reader's */
+	struct hs_meta applied;		/* the reader's as last handed over */
+	bool meta_dirty;
+	struct pipe_batch *batch[PIPE_BATCHES];
+	unsigned int head, tail, full;	/* ring of batches: filled at head, taken at tail */
+	struct pipe_batch *cur;		/* being filled */
+	pthread_mutex_t lock;
+	pthread_cond_t put, took;
+	pthread_t thread;
+	int status;			/* the account's first error; read by the reader */
+	bool oom;
+};
+
+/* The reader's metadata into the account's: the losses both add to go by difference. */
+static void pipe_meta_apply(struct hs_sink_pipe *p, const struct hs_meta *m)
+{
+	struct hs_meta *a = hs_account_meta(p->acct);
+	uint64_t lost = a->lost_events, unknown = a->lost_unknown_places;
+	uint64_t over = a->over_limit_events;
+
+	lost += m->lost_events - p->applied.lost_events;
+	unknown += m->lost_unknown_places - p->applied.lost_unknown_places;
+	*a = *m;
+	a->lost_events = lost;
+	a->lost_unknown_places = unknown;
+	a->over_limit_events = over;
+	p->applied = *m;
+}
+
+static const char *pipe_name(const struct pipe_batch *b, int32_t off)
+{
+	return off < 0 ? NULL : b->names + off;
+}
+
+static int pipe_apply(struct hs_sink_pipe *p, struct pipe_batch *b)
+{
+	int ret = 0;
+
+	for (unsigned int i = 0; i < b->n; i++) {
+		struct pipe_item *it = &b->item[i];
+
+		switch (it->kind) {
+		case PIPE_EVENT:
+			if (!ret)
+				ret = hs_account_event(p->acct, &it->ev);
+			break;
+		case PIPE_LOST:
+			hs_account_lost(p->acct, it->lost.cpu, it->lost.count, it->lost.known);
+			break;
+		case PIPE_THREAD:
+			hs_account_thread(p->acct, it->name.id, it->name.tgid,
+					  pipe_name(b, it->name.comm));
+			break;
+		case PIPE_PROCESS:
+			hs_account_process(p->acct, it->name.id, pipe_name(b, it->name.comm),
+					   pipe_name(b, it->name.vm));
+			break;
+		case PIPE_META:
+			pipe_meta_apply(p, it->meta);
+			free(it->meta);
+			break;
+		}
+	}
+	return ret;
+}
+
+static void *pipe_main(void *arg)
+{
+	struct hs_sink_pipe *p = arg;
+	bool last = false;
+
+	while (!last) {
+		struct pipe_batch *b;
+		int ret;
+
+		pthread_mutex_lock(&p->lock);
+		while (!p->full)
+			pthread_cond_wait(&p->put, &p->lock);
+		b = p->batch[p->tail];
+		pthread_mutex_unlock(&p->lock);
+		ret = pipe_apply(p, b);
+		last = b->last;
+		pthread_mutex_lock(&p->lock);
+		if (ret && !p->status)
+			__atomic_store_n(&p->status, ret, __ATOMIC_RELAXED);
+		p->tail = (p->tail + 1) % PIPE_BATCHES;
+		p->full--;
+		pthread_cond_signal(&p->took);
+		pthread_mutex_unlock(&p->lock);
+	}
+	return NULL;
+}
+
+/* The batch being filled goes to the account's thread; the next free one is taken. */
+static void pipe_send(struct hs_sink_pipe *p, bool last)
+{
+	p->cur->last = last;
+	pthread_mutex_lock(&p->lock);
+	p->full++;
+	p->head = (p->head + 1) % PIPE_BATCHES;
+	pthread_cond_signal(&p->put);
+	while (!last && p->full == PIPE_BATCHES)
+		pthread_cond_wait(&p->took, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+	/* after the last the slot may still be the account's to read */
+	if (last)
+		return;
+	p->cur = p->batch[p->head];
+	p->cur->n = 0;
+	p->cur->names_len = 0;
+}
+
+static struct pipe_item *pipe_next(struct hs_sink_pipe *p, size_t names)
+{
+	if (p->cur->n == PIPE_ITEMS || p->cur->names_len + names > PIPE_NAMES)
+		pipe_send(p, false);
+	return &p->cur->item[p->cur->n++];
+}
+
+static int32_t pipe_keep_name(struct hs_sink_pipe *p, const char *s)
+{
+	size_t n;
+	int32_t off;
+
+	if (!s)
+		return -1;
+	n = strnlen(s, 255);
+	off = (int32_t)p->cur->names_len;
+	memcpy(p->cur->names + off, s, n);
+	p->cur->names[off + n] = '\0';
+	p->cur->names_len += n + 1;
+	return off;
+}
+
+/* A copy of the reader's metadata ahead of what it decodes next, when it changed. */
+static void pipe_meta_sync(struct hs_sink_pipe *p)
+{
+	struct pipe_item *it;
+	struct hs_meta *m;
+
+	if (!p->meta_dirty)
+		return;
+	m = malloc(sizeof(*m));
+	if (!m) {
+		p->oom = true;
+		return;
+	}
+	*m = p->meta;
+	it = pipe_next(p, 0);
+	it->kind = PIPE_META;
+	it->meta = m;
+	p->meta_dirty = false;
+}
+
+static int pipe_event(void *priv, const struct hs_event *ev)
+{
+	struct hs_sink_pipe *p = priv;
+	struct pipe_item *it;
+
+	pipe_meta_sync(p);
+	it = pipe_next(p, 0);
+	it->kind = PIPE_EVENT;
+	it->ev = *ev;
+	/* an error of the account's stops the reader, a batch or so later */
+	return __atomic_load_n(&p->status, __ATOMIC_RELAXED) || p->oom ? HS_ERR_RUNTIME : 0;
+}
+
+static void pipe_lost(void *priv, int cpu, uint64_t count, bool known)
+{
+	struct hs_sink_pipe *p = priv;
+	struct pipe_item *it;
+
+	pipe_meta_sync(p);
+	it = pipe_next(p, 0);
+	it->kind = PIPE_LOST;
+	it->lost.cpu = cpu;
+	it->lost.count = count;
+	it->lost.known = known;
+}
+
+static void pipe_names(struct hs_sink_pipe *p, enum pipe_kind kind, int id, int tgid,
+		       const char *comm, const char *vm)
+{
+	struct pipe_item *it = pipe_next(p, 2 * 256);
+
+	it->kind = (uint8_t)kind;
+	it->name.id = id;
+	it->name.tgid = tgid;
+	it->name.comm = pipe_keep_name(p, comm);
+	it->name.vm = pipe_keep_name(p, vm);
+}
+
+static void pipe_thread(void *priv, int tid, int tgid, const char *comm)
+{
+	pipe_names(priv, PIPE_THREAD, tid, tgid, comm, NULL);
+}
+
+static void pipe_process(void *priv, int tgid, const char *comm, const char *vm)
+{
+	pipe_names(priv, PIPE_PROCESS, tgid, -1, comm, vm);
+}
+
+static void pipe_meta_changed(void *priv)
+{
+	((struct hs_sink_pipe *)priv)->meta_dirty = true;
+}
+
+static void pipe_free(struct hs_sink_pipe *p)
+{
+	for (unsigned int i = 0; i < PIPE_BATCHES; i++)
+		free(p->batch[i]);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->put);
+	pthread_cond_destroy(&p->took);
+	free(p);
+}
+
+/*
+ * Worth a second thread: a large input, a second CPU, and neither one
+ * reader asked for (HALTSTAT_THREADS=1) nor the accounting split in shards.
+ */
+static bool pipe_wanted(const struct hs_account *acct, uint64_t size)
+{
+	const char *env = getenv("HALTSTAT_THREADS"), *pipe = getenv("HALTSTAT_PIPE");
+	cpu_set_t set;
+
+	if (pipe)
+		return atoi(pipe) != 0 && !hs_account_sharded(acct);
+	if ((env && atoi(env) == 1) || hs_account_sharded(acct) || size < HS_SINK_PIPE_MIN_BYTES)
+		return false;
+	return !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) >= 2;
+}
+
+struct hs_sink_pipe *hs_sink_pipe_open(struct hs_sink *sink, struct hs_account *acct,
+				       uint64_t size)
+{
+	struct hs_sink_pipe *p;
+
+	hs_sink_account(sink, acct);
+	if (!pipe_wanted(acct, size) || !(p = calloc(1, sizeof(*p))))
+		return NULL;
+	for (unsigned int i = 0; i < PIPE_BATCHES; i++)
+		if (!(p->batch[i] = malloc(sizeof(*p->batch[i])))) {
+			pipe_free(p);
+			return NULL;
+		}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->put, NULL);
+	pthread_cond_init(&p->took, NULL);
+	p->acct = acct;
+	p->meta = p->applied = *hs_account_meta(acct);
+	p->meta_dirty = true;
+	p->cur = p->batch[0];
+	p->cur->n = 0;
+	p->cur->names_len = 0;
+	if (pthread_create(&p->thread, NULL, pipe_main, p)) {
+		pipe_free(p);
+		return NULL;
+	}
+	*sink = (struct hs_sink){
+		.event = pipe_event, .lost = pipe_lost, .thread = pipe_thread,
+		.process = pipe_process, .meta_changed = pipe_meta_changed,
+		.priv = p, .meta = &p->meta,
+	};
+	return p;
+}
+
+int hs_sink_pipe_close(struct hs_sink_pipe *p)
+{
+	int ret;
+
+	if (!p)
+		return 0;
+	p->meta_dirty = true;
+	pipe_meta_sync(p);
+	pipe_send(p, true);
+	pthread_join(p->thread, NULL);
+	ret = p->status ? p->status : p->oom ? HS_ERR_RUNTIME : 0;
+	pipe_free(p);
+	return ret;
+}
