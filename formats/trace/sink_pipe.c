@@ -198,14 +198,21 @@ static void pipe_meta_sync(struct hs_sink_pipe *p)
 static int pipe_event(void *priv, const struct hs_event *ev)
 {
 	struct hs_sink_pipe *p = priv;
+	struct pipe_batch *b = p->cur;
 	struct pipe_item *it;
 
-	pipe_meta_sync(p);
-	it = pipe_next(p, 0);
+	if (p->meta_dirty || b->n == PIPE_ITEMS) {
+		pipe_meta_sync(p);
+		it = pipe_next(p, 0);
+		/* an error of the account's stops the reader, a batch or so later */
+		if (__atomic_load_n(&p->status, __ATOMIC_RELAXED) || p->oom)
+			return HS_ERR_RUNTIME;
+	} else {
+		it = &b->item[b->n++];
+	}
 	it->kind = PIPE_EVENT;
 	it->ev = *ev;
-	/* an error of the account's stops the reader, a batch or so later */
-	return __atomic_load_n(&p->status, __ATOMIC_RELAXED) || p->oom ? HS_ERR_RUNTIME : 0;
+	return 0;
 }
 
 static void pipe_lost(void *priv, int cpu, uint64_t count, bool known)
