@@ -297,6 +297,7 @@ void hs_advice_build(struct hs_report *rep, const struct hs_advice_opts *opts)
 	hs_adv_wake_model(&c);
 	hs_adv_wake_overhead(&c, delta);
 	hs_adv_contention(&c);
+	hs_adv_steal(&c);
 	hs_adv_cut_explain(&c);
 	hs_adv_explain_recorded(&c, &s);
 	hs_adv_selfcheck(&c);

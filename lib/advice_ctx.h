@@ -88,6 +88,7 @@ void hs_adv_flapping(struct hs_adv_ctx *c);
 
 /* KVM stops polling once another task is runnable on the vCPU's CPU: say how often, or that nobody knows. */
 void hs_adv_contention(struct hs_adv_ctx *c);
+void hs_adv_steal(struct hs_adv_ctx *c);
 
 void hs_adv_cut_explain(struct hs_adv_ctx *c);
 

@@ -438,6 +438,31 @@ void hs_adv_contention(struct hs_adv_ctx *c)
 		   h->contended_time_share >= 0 ? 100.0 * h->contended_time_share : 0.0);
 }
 
+/*
+ * Said when some was stolen, or when nobody knows on a host that is a
+ * guest (the CPUs' hypervisor flag, or the haltpoll cpuidle driver, which
+ * only loads in a KVM guest). On bare metal the figure is 0 or unknown
+ * and says nothing.
+ */
+void hs_adv_steal(struct hs_adv_ctx *c)
+{
+	const struct hs_meta *m = &c->rep->meta;
+	bool haltpoll = !strcmp(m->cpuidle_driver, "haltpoll");
+
+	if (c->rep->steal_runnable_share < 0 && (m->hypervisor == 1 || haltpoll)) {
+		hs_adv_finding(c->adv, "steal_unknown");
+		hs_adv_say(c, "Steal unknown: this host is itself a guest (%s) and the recording does not say how much of its CPUs' time the hypervisor above took. A wake in stolen time arrives late, mostly past the window, so with steal the hit rates reached are lower than each interval's low end; 'haltstat record' keeps the steal.",
+			   m->hypervisor == 1 ? "its CPUs' hypervisor flag" : "cpuidle driver haltpoll");
+		return;
+	}
+	if (!(c->rep->steal_runnable_share > 0))
+		return;
+	hs_adv_finding(c->adv, "steal");
+	hs_adv_say(c, "The hypervisor above this host stole %.2f%% of the time its CPUs wanted to run while recording (%.2f%% of their time). A wake that lands in stolen time arrives when the theft ends, mostly past the window, and a CPU that polls wants to run: each interval's low end counts that share of the hits as misses.",
+		   100 * c->rep->steal_runnable_share,
+		   c->rep->steal_share >= 0 ? 100 * c->rep->steal_share : 0.0);
+}
+
 void hs_adv_cut_explain(struct hs_adv_ctx *c)
 {
 	const struct hs_halt_stats *h = &c->rep->host;

@@ -17,6 +17,8 @@ void hs_meta_init(struct hs_meta *meta)
 	meta->guest_halt_poll_allow_shrink = -1;
 	meta->kvm_formats = -1;
 	meta->ncpus = -1;
+	meta->hypervisor = -1;
 	meta->record_seconds = -1;
+	hs_cpu_steal_init(&meta->steal);
 	meta->lost_known = true;
 }

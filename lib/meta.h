@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "steal.h"
+
 /*
  * Facts about a recording that are not events: where it came from, the
  * kernel and its halt-polling parameters at record time, and what was lost.
@@ -37,7 +39,9 @@ struct hs_meta {
 
 	int kvm_formats;		/* kvm event formats in the input: 1, 0, or -1 cannot tell */
 	int ncpus;			/* -1 when unknown */
+	int hypervisor;			/* the CPUs' hypervisor flag: 1 this is a guest, 0 not, -1 unknown */
 	double record_seconds;		/* wall time of the recording, -1 unknown */
+	struct hs_cpu_steal steal;	/* over the recording, every CPU summed */
 
 	/* Losses: every reader reports them through hs_account_lost(). */
 	uint64_t lost_events;		/* sum of known counts */

@@ -154,6 +154,13 @@ struct hs_report {
 	uint64_t events_sched_switch, events_sched_wakeup;	/* haltstat record, unless --no-sched */
 	uint64_t events_sched_waking;
 	double lost_pct;		/* lost / (recorded + lost) * 100, -1 unknown */
+	/*
+	 * What the hypervisor above took of this machine's CPUs while tracing
+	 * (lib/steal.h): of their wall time and of the time they wanted to
+	 * run, -1 unknown (a recording without the figure: not haltstat's,
+	 * or older). The what-if's pessimistic ends carry the second.
+	 */
+	double steal_share, steal_runnable_share;
 
 	double span_s;			/* what the per-second figures are per (hs_report_rates) */
 	struct hs_report_vcpu *vcpus;

@@ -38,7 +38,7 @@ static int vcpu_linear(struct hs_report_vcpu *r, const struct hs_vcpu_acct *v,
 	return r->linear.poll && r->linear.wait ? 0 : HS_ERR_RUNTIME;
 }
 
-static void vcpu_whatif(struct hs_report_vcpu *r, const struct hs_vcpu_acct *v)
+static void vcpu_whatif(struct hs_report_vcpu *r, const struct hs_vcpu_acct *v, double stolen)
 {
 	r->selfcheck.agree_pct = -1;
 	hs_max_in_force_init(&r->max);
@@ -47,6 +47,7 @@ static void vcpu_whatif(struct hs_report_vcpu *r, const struct hs_vcpu_acct *v)
 	r->n_what_if = hs_whatif_rows(v->whatif, r->what_if);
 	if (r->n_what_if > HS_WHATIF_MAX_CANDIDATES)
 		r->n_what_if = HS_WHATIF_MAX_CANDIDATES;
+	hs_whatif_rows_steal(r->what_if, r->n_what_if, stolen);
 	hs_whatif_selfcheck(v->whatif, &r->selfcheck);
 	r->max.module_ns = r->selfcheck.module_max_ns;
 	r->max.lo = r->selfcheck.max_lo;
@@ -62,7 +63,7 @@ static void vcpu_whatif(struct hs_report_vcpu *r, const struct hs_vcpu_acct *v)
 }
 
 static int vcpu_fill(struct hs_report_vcpu *r, const struct hs_sel *s,
-		     const struct hs_account *acct)
+		     const struct hs_account *acct, double stolen)
 {
 	const struct hs_vcpu_acct *v = s->v;
 	struct hs_window_sum w = { .last = HS_WINDOW_UNKNOWN };
@@ -82,7 +83,7 @@ static int vcpu_fill(struct hs_report_vcpu *r, const struct hs_sel *s,
 	hs_window_sum_put(&r->stats, &w);
 	memcpy(r->log2.poll, v->log2_poll, sizeof(r->log2.poll));
 	memcpy(r->log2.wait, v->log2_wait, sizeof(r->log2.wait));
-	vcpu_whatif(r, v);
+	vcpu_whatif(r, v, stolen);
 	r->timed_waits = v->timed_waits;
 	r->suggested_row = -1;
 	r->hist = malloc(sizeof(*r->hist));
@@ -108,7 +109,7 @@ static int report_vcpus(struct hs_report *rep, const struct hs_account *acct,
 		goto out;
 	for (i = 0; i < (unsigned int)n; i++) {
 		rep->nvcpus++;
-		if (vcpu_fill(&rep->vcpus[i], &sel[i], acct))
+		if (vcpu_fill(&rep->vcpus[i], &sel[i], acct, rep->steal_runnable_share))
 			goto out;
 	}
 	hs_report_poll_host_clamp(rep);
@@ -159,6 +160,8 @@ static void report_header(struct hs_report *rep, const struct hs_account *acct)
 			    rep->events_guest_poll + rep->events_sched_switch +
 			    rep->events_sched_wakeup + rep->events_sched_waking;
 	report_idle_names(rep);
+	rep->steal_share = hs_cpu_steal_wall_share(&rep->meta.steal, rep->meta.record_seconds);
+	rep->steal_runnable_share = hs_cpu_steal_runnable_share(&rep->meta.steal);
 	lost = rep->meta.lost_events;
 	if (!rep->meta.lost_known)
 		rep->lost_pct = -1;

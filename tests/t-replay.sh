@@ -151,19 +151,24 @@ check_eq replay-kvm-timed-closed-loop True "$(jget r0.json 'all(v["wake_model"][
 
 # hit rate of one hs-workload result from KVM's counters
 wl_hits() { jget "$1" 'sum(v["kvm_stats"]["halt_successful_poll"] for v in d["vm"]) / sum(v["halts"] for v in d["vm"])'; }
-# busy CPU time of the whole machine, in jiffies; others_share LABEL CMD...
-# runs CMD under /usr/bin/time and sets OTHERS to what other processes took
-# of one CPU meanwhile (a poll ends as soon as another task is runnable on
-# its CPU, so the measurements only mean something on CPUs left alone)
-busy_jiffies() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+# busy CPU time of the whole machine, in jiffies (with steal, and without
+# it), and its steal; others_share LABEL CMD... runs CMD under
+# /usr/bin/time and sets OTHERS to what other processes took of one CPU
+# meanwhile (a poll ends as soon as another task is runnable on its CPU, so
+# the measurements only mean something on CPUs left alone), STEAL to the
+# stolen share of every CPU's wall time and STOLEN to the stolen share of
+# their runnable time (what replay takes off its judged low ends)
+busy_jiffies() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $7 + $8, $9 }' /proc/stat; }
 others_share() {
-	local b0 b1 rc
-	b0=$(busy_jiffies)
+	local b0 r0 s0 b1 r1 s1 rc
+	read -r b0 r0 s0 < <(busy_jiffies)
 	/usr/bin/time -f '%e %U %S' -o others.time "$@"
 	rc=$?
-	b1=$(busy_jiffies)
+	read -r b1 r1 s1 < <(busy_jiffies)
 	OTHERS=$(awk -v b="$((b1 - b0))" -v hz="$(getconf CLK_TCK)" '{ o = (b / hz - $2 - $3) / ($1 > 0 ? $1 : 1);
 		printf "%.2f", o < 0 ? 0 : o }' others.time)
+	STEAL=$(awk -v s="$((s1 - s0))" -v hz="$(getconf CLK_TCK)" -v n="$(nproc)" '{ printf "%.4f", s / hz / (($1 > 0 ? $1 : 1) * n) }' others.time)
+	STOLEN=$(awk -v s="$((s1 - s0))" -v r="$((r1 - r0))" 'BEGIN { printf "%.4f", s + r > 0 ? s / (s + r) : 0 }')
 	return $rc
 }
 # A poll ends as soon as any other task is runnable on its CPU: a twentieth
@@ -189,19 +194,20 @@ claim() {
 }
 # judge NAME STATUS SHARE WHAT MISS [STEAL]: ok when STATUS is 0; else a skip
 # when other work took more than a twentieth of a CPU (a quiet CPU is what
-# these checks need), when the hypervisor above this machine stole more than
-# half a percent of the vCPUs' CPUs (replay's steal_share: each theft ends a
-# poll or delays a wake-up by up to milliseconds; at 1.1% a setting measured
-# 28.9% against an interval from 30.4%, at 0.4% it was inside), or in the
-# sanitized pass (its binaries are the waker: on a nested host their load made
-# wake-up IPIs take milliseconds, 349 of 3000 halts over 100 us against 7, and
-# the plain pass judges); else MISS (fail or claim) NAME with WHAT
+# these checks need: the recording cannot know what else a run's host will
+# run), when the hypervisor above this machine stole more than 5% of the
+# vCPUs' CPUs (replay's steal_share; below that the steal is in the model:
+# replay lowers each judged low end by the run's stolen share of the
+# predicted hits), or in the sanitized pass (its binaries are the waker: on
+# a nested host their load made wake-up IPIs take milliseconds, 349 of 3000
+# halts over 100 us against 7, and the plain pass judges); else MISS (fail
+# or claim) NAME with WHAT
 judge() {
 	if [ "$2" -eq 0 ]; then
 		ok "$1"
 	elif busy "$3"; then
 		skip "$1" "$4, while other work took $3 of a CPU"
-	elif [ -n "$6" ] && awk -v s="$6" 'BEGIN { exit !(s > 0.005) }'; then
+	elif [ -n "$6" ] && awk -v s="$6" 'BEGIN { exit !(s > 0.05) }'; then
 		skip "$1" "$4, while the hypervisor above stole $6 of the vCPUs' CPUs"
 	elif [ "$SANITIZE" = 1 ]; then
 		skip "$1" "$4, in the sanitized build (the plain pass judges the timing)"
@@ -219,12 +225,15 @@ inside() { python3 -c 'import sys; lo, hi, cut = (float(x) for x in sys.argv[1:4
 # the mean hand-over share of hs-workload results
 wl_cut() { python3 -c 'import json, sys; d = [json.load(open(f)) for f in sys.argv[1:]]; print(sum(min(1, x["handovers"] / x["halts"]) for x in d) / len(d))' "$@"; }
 echo "# halt_poll_ns  predicted (interval)  hs-workload measured mean (min..max) over 3 runs"
+rec_stolen=$(jget adv.json '(d["steal"] or {"runnable_share": 0})["runnable_share"]')
 for m in 50000 200000 400000; do
-	rates="" worst=0
+	rates="" worst=0 steal=0 stolen=0
 	for k in 1 2 3; do
 		if others_share "$WL" -n $NV -H $H -g $GAPS -p $m --handovers -o w$m.$k.json 2>wl.err; then
 			rates+="$(wl_hits w$m.$k.json) "
 			worst=$(awk -v a="$worst" -v b="$OTHERS" 'BEGIN { print (b > a ? b : a) }')
+			steal=$(awk -v a="$steal" -v b="$STEAL" 'BEGIN { print (b > a ? b : a) }')
+			stolen=$(awk -v a="$stolen" -v b="$STOLEN" 'BEGIN { print a + b / 3 }')
 		else
 			fail replay-kvm-workload-$m "$(head -c 300 wl.err)"
 		fi
@@ -233,9 +242,11 @@ for m in 50000 200000 400000; do
 	python3 -c 'import sys; p, lo, hi = (float(x) for x in sys.argv[2:5]); r=[float(x) for x in sys.argv[5:]]; m=sum(r)/len(r)
 print("# %12s  %8.1f%% (%.1f-%.1f)  %8.1f%% (%.1f..%.1f)" % (sys.argv[1], 100*p, 100*lo, 100*hi, 100*m, 100*min(r), 100*max(r)))' $m "$pred" "$lo" "$hi" $rates
 	cut=$(wl_cut w$m.[123].json 2>/dev/null || echo 0)
-	echo "#               hand-overs to other tasks in a share $cut of the halts"
+	# the runs' stolen share of the predicted hits in place of the recording's
+	lo=$(awk -v lo="$lo" -v p="$pred" -v rq="$rec_stolen" -v q="$stolen" 'BEGIN { print lo + (rq - q) * p }')
+	echo "#               hand-overs to other tasks in a share $cut of the halts, steal $steal (of runnable time $stolen, recorded $rec_stolen)"
 	inside "$lo" "$hi" "$cut" $rates
-	judge replay-kvm-predicted-$m $? "$worst" "measured $rates outside [$lo - $cut, $hi]" claim
+	judge replay-kvm-predicted-$m $? "$worst" "measured $rates outside [$lo - $cut, $hi]" claim "$steal"
 done
 
 # self-check on a recording at a non-zero setting (the metadata holds the

@@ -38,6 +38,7 @@ static json_t *rj_figures(struct hs_jw *j, const struct hs_replay *r, const stru
 	hs_jw_put(j, p, "hit_rate", hs_jw_num(f->pred_hit_rate));
 	hs_jw_put(j, p, "hit_rate_low", hs_jw_num(f->pred_hit_rate_low));
 	hs_jw_put(j, p, "hit_rate_high", hs_jw_num(f->pred_hit_rate_high));
+	hs_jw_put(j, p, "hit_rate_stolen", hs_jw_num(f->pred_hit_rate_stolen));
 	hs_jw_put(j, p, "poll_cpu_s", hs_jw_num(f->pred_poll_cpu_s));
 	hs_jw_put(j, p, "poll_cpu_s_low", hs_jw_num(f->pred_poll_cpu_s_low));
 	hs_jw_put(j, p, "poll_cpu_s_high", hs_jw_num(f->pred_poll_cpu_s_high));
@@ -54,6 +55,9 @@ static json_t *rj_figures(struct hs_jw *j, const struct hs_replay *r, const stru
 	hs_jw_put(j, m, "vcpu_cpu_s", rj_spread(j, &f->vcpu_cpu_s, true));
 	hs_jw_put(j, m, "handover_share", rj_spread(j, &f->handover_share, f->handovers_known));
 	hs_jw_put(j, m, "steal_share", rj_spread(j, &f->steal_share, f->steal_known));
+	hs_jw_put(j, m, "stolen_share", rj_spread(j, &f->stolen_share, f->steal_known));
+	hs_jw_put(j, m, "hit_rate_low_judged",
+		  f->measured ? hs_jw_num(f->judged_hit_rate_low) : json_null());
 	hs_jw_put(j, m, "runs_inside", f->measured ? json_integer(f->runs_inside) : json_null());
 	hs_jw_put(j, m, "inside", f->measured ? json_boolean(f->mean_inside) : json_null());
 	hs_jw_put(j, o, "measured", m);
@@ -100,6 +104,7 @@ static json_t *rj_root(struct hs_jw *j, const struct hs_replay *r, const char *s
 	hs_jw_put(j, o, "recorded_halt_poll_ns", hs_jw_u64(r->recorded_ns));
 	hs_jw_put(j, o, "recorded_inferred", json_boolean(r->recorded_inferred));
 	hs_jw_put(j, o, "kernel_era", json_string(r->era));
+	hs_jw_put(j, o, "recorded_stolen_share", hs_jw_num_known(r->recorded_stolen));
 	hs_jw_put(j, o, "vcpus_skipped", json_integer(r->vcpus_skipped));
 	hs_jw_put(j, o, "vcpus_capped", json_integer(r->vcpus_capped));
 	hs_jw_put(j, o, "seconds", hs_jw_num(r->seconds));

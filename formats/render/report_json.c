@@ -399,6 +399,7 @@ static json_t *kernel_json(struct hs_jw *j, const struct hs_meta *m)
 	hs_jw_put(j, o, "release", JFIELD_KNOWN(m->kernel_release));
 	hs_jw_put(j, o, "clock", JFIELD_KNOWN(m->clock));
 	hs_jw_put(j, o, "ncpus", m->ncpus < 0 ? json_null() : json_integer(m->ncpus));
+	hs_jw_put(j, o, "hypervisor", m->hypervisor < 0 ? json_null() : json_boolean(m->hypervisor));
 	hs_jw_put(j, o, "cpuidle_driver", JFIELD_KNOWN(m->cpuidle_driver));
 	hs_jw_put(j, o, "cpuidle_governor", JFIELD_KNOWN(m->cpuidle_governor));
 	hs_jw_put(j, o, "idle_states", idle_names_json(j, m));
@@ -455,6 +456,21 @@ static json_t *kvm_json(enum hs_kvm_seen k)
 	}
 }
 
+static json_t *steal_json(struct hs_jw *j, const struct hs_report *r)
+{
+	json_t *o;
+
+	if (!hs_cpu_steal_known(&r->meta.steal))
+		return json_null();
+	o = json_object();
+	hs_jw_put(j, o, "cpus", json_integer(r->meta.steal.cpus));
+	hs_jw_put(j, o, "steal_ns", json_integer(r->meta.steal.steal_ns));
+	hs_jw_put(j, o, "busy_ns", json_integer(r->meta.steal.busy_ns));
+	hs_jw_put(j, o, "wall_share", hs_jw_num_known(r->steal_share));
+	hs_jw_put(j, o, "runnable_share", hs_jw_num_known(r->steal_runnable_share));
+	return o;
+}
+
 static void top_json(struct hs_jw *j, json_t *root, const struct hs_report *r)
 {
 	const struct hs_meta *m = &r->meta;
@@ -476,6 +492,7 @@ static void top_json(struct hs_jw *j, json_t *root, const struct hs_report *r)
 	hs_jw_put(j, root, "lost_events", m->lost_known ? hs_jw_u64(m->lost_events) : json_null());
 	hs_jw_put(j, root, "lost_unknown_places", hs_jw_u64(m->lost_unknown_places));
 	hs_jw_put(j, root, "lost_pct", m->lost_known ? hs_jw_num_known(r->lost_pct) : json_null());
+	hs_jw_put(j, root, "steal", steal_json(j, r));
 	hs_jw_put(j, skipped, "lines", hs_jw_u64(m->skipped_lines));
 	hs_jw_put(j, skipped, "pages", hs_jw_u64(m->skipped_pages));
 	hs_jw_put(j, skipped, "events", hs_jw_u64(m->skipped_events));

@@ -28,6 +28,21 @@ static const char *col(const struct text_ctx *c, const char *code)
 
 /* ---- header ---- */
 
+/* Only when recorded: most inputs cannot say, and a line per report saying so is noise. */
+static void write_steal(const struct text_ctx *c)
+{
+	const struct hs_report *r = c->rep;
+
+	if (r->steal_runnable_share < 0)
+		return;
+	fprintf(c->out, "steal: %.2f%% of the CPUs' time, %.2f%% of their "
+		"runnable time", r->steal_share >= 0 ? 100 * r->steal_share : 0.0,
+		100 * r->steal_runnable_share);
+	if (r->steal_runnable_share > 0)
+		fprintf(c->out, " (the what-if's low ends take that share of the hits off)");
+	fputc('\n', c->out);
+}
+
 static void write_params(const struct text_ctx *c)
 {
 	const struct hs_meta *m = &c->rep->meta;
@@ -97,6 +112,7 @@ static void write_header(const struct text_ctx *c)
 			m->lost_unknown_places ? ", plus losses of unknown size" : "");
 	else
 		fprintf(c->out, "lost events: 0\n");
+	write_steal(c);
 }
 
 static void write_warnings(const struct text_ctx *c)

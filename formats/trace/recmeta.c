@@ -45,6 +45,7 @@ void hs_recmeta_put_facts(struct hs_sbuf *sb, const struct hs_meta *m)
 	hs_sbuf_printf(sb, "haltstat_version=%s\n", HS_VERSION);
 	recmeta_put_str(sb, "kernel_release", m->kernel_release);
 	recmeta_put_int(sb, "ncpus", m->ncpus);
+	recmeta_put_int(sb, "cpu.hypervisor", m->hypervisor);
 	for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++)
 		recmeta_put_int(sb, names[i], params[i]);
 	recmeta_put_str(sb, "cpuidle.driver", m->cpuidle_driver);
@@ -86,6 +87,10 @@ void hs_recmeta_put_end(struct hs_sbuf *sb, const struct hs_capture_result *r)
 	hs_sbuf_printf(sb, "\n");
 	for (unsigned int i = 0; i < r->ncpus; i++)
 		hs_sbuf_printf(sb, "lost.cpu%u=%" PRIu64 "\n", i, r->lost[i]);
+	if (hs_cpu_steal_known(&r->steal))
+		hs_sbuf_printf(sb, "cpu_time.cpus=%d\ncpu_time.busy_ns=%" PRId64
+			       "\ncpu_time.steal_ns=%" PRId64 "\n",
+			       r->steal.cpus, r->steal.busy_ns, r->steal.steal_ns);
 	if (!r->tasks)
 		return;
 	for (unsigned int i = 0; i < r->ntids; i++) {
@@ -147,6 +152,8 @@ static const struct {
 	{ "guest.halt_poll_grow", offsetof(struct hs_meta, guest_halt_poll_grow) },
 	{ "guest.halt_poll_grow_start", offsetof(struct hs_meta, guest_halt_poll_grow_start) },
 	{ "guest.halt_poll_shrink", offsetof(struct hs_meta, guest_halt_poll_shrink) },
+	{ "cpu_time.busy_ns", offsetof(struct hs_meta, steal.busy_ns) },
+	{ "cpu_time.steal_ns", offsetof(struct hs_meta, steal.steal_ns) },
 };
 
 static void recmeta_ids(const char *key, const char *val, struct hs_sink *sink)
@@ -219,6 +226,10 @@ static void recmeta_kv(const char *key, const char *val, struct hs_sink *sink,
 		m->guest_halt_poll_allow_shrink = v != 0;
 	else if (!strcmp(key, "ncpus") && parse_i64(val, &v) && v > 0 && v <= HS_TD_MAXCPUS)
 		m->ncpus = (int)v;
+	else if (!strcmp(key, "cpu.hypervisor") && parse_i64(val, &v))
+		m->hypervisor = v != 0;
+	else if (!strcmp(key, "cpu_time.cpus") && parse_i64(val, &v) && v > 0 && v <= HS_TD_MAXCPUS)
+		m->steal.cpus = (int)v;
 	else if (!strcmp(key, "record_seconds")) {
 		char *end;
 		double d = strtod(val, &end);

@@ -143,7 +143,9 @@ static int capture_alloc(struct hs_capture **cp, const struct hs_capture_opts *o
 	c->cpus = calloc(c->ncpus, sizeof(*c->cpus));
 	c->lost = calloc(c->ncpus, sizeof(*c->lost));
 	c->cpustat = calloc(c->ncpus, sizeof(*c->cpustat));
-	if (!c->cpus || !c->lost || !c->cpustat)
+	c->cpu_t0 = calloc(2 * (size_t)c->ncpus, sizeof(*c->cpu_t0));
+	c->cpu_t1 = c->cpu_t0 ? c->cpu_t0 + c->ncpus : NULL;
+	if (!c->cpus || !c->lost || !c->cpustat || !c->cpu_t0)
 		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
 	for (unsigned int i = 0; i < c->ncpus; i++) {
 		c->cpus[i].c = c;
@@ -414,6 +416,14 @@ static int capture_start_readers(struct hs_capture *c, struct hs_error *err)
 	return ret;
 }
 
+/* CPUs read from /proc/stat (0 when unreadable): steal is then unknown. */
+static unsigned int capture_cpu_times(struct hs_cpu_time *t, unsigned int n)
+{
+	int got = hs_sysinfo_cpu_times(t, n);
+
+	return got > 0 ? (unsigned int)got : 0;
+}
+
 /*
  * Tracing starts with no event enabled, so that the notes come first in
  * the trace; the task events are enabled with the others, before /proc is
@@ -450,6 +460,7 @@ int hs_capture_start(struct hs_capture **cp, const struct hs_capture_opts *o,
 		return hs_error_set(err, HS_ERR_TRACEFS, "cannot start tracing: %s", strerror(errno));
 	c->tracing = true;
 	clock_gettime(CLOCK_MONOTONIC, &c->t0);
+	c->steal_cpus = capture_cpu_times(c->cpu_t0, c->ncpus);
 	if (o->notes && (ret = capture_note(c, o->notes, err)))
 		return ret;
 	ret = capture_enable_events(c, err);
@@ -560,6 +571,8 @@ int hs_capture_stop(struct hs_capture *c, bool flush, struct hs_error *err)
 	if (c->tracing) {
 		tracefs_trace_off(c->inst);
 		clock_gettime(CLOCK_MONOTONIC, &c->t1);
+		if (c->steal_cpus && capture_cpu_times(c->cpu_t1, c->ncpus) < c->steal_cpus)
+			c->steal_cpus = 0;
 		c->tracing = false;
 	}
 	atomic_store(&c->flush, flush);
@@ -669,6 +682,7 @@ void hs_capture_destroy(struct hs_capture *c)
 		free(c->cpustat[i]);
 	free(c->cpustat);
 	free(c->lost);
+	free(c->cpu_t0);
 	free(c->cpus);
 	free(c);
 }

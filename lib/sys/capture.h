@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "../error.h"
+#include "../steal.h"
 
 struct tracefs_instance;
 struct hs_tasks;
@@ -64,6 +65,7 @@ struct hs_capture_result {
 	const char *clock;
 	double seconds;			/* wall time traced */
 	const uint64_t *lost;		/* per CPU: overrun + dropped events */
+	struct hs_cpu_steal steal;	/* the hypervisor above's, over the tracing */
 	uint64_t lost_total;
 	const char *const *cpustat;	/* per CPU: the kernel's stats text, or NULL */
 	const char *const *event_names;	/* the enabled events and their counts */

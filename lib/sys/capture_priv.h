@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "capture.h"
+#include "sysinfo.h"
 
 struct tracefs_instance;
 struct tracefs_cpu;
@@ -60,6 +61,9 @@ struct hs_capture {
 	uint64_t *lost;
 	char **cpustat;
 	uint64_t lost_total;
+	/* /proc/stat at t0 and t1, ncpus each; steal_cpus read at both, 0 unknown */
+	struct hs_cpu_time *cpu_t0, *cpu_t1;
+	unsigned int steal_cpus;
 
 	/* filled by hs_capture_scan() */
 	char clock[64];

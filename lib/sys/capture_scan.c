@@ -322,6 +322,9 @@ static void scan_result(struct hs_capture *c)
 	r->clock = c->clock;
 	r->seconds = (double)(c->t1.tv_sec - c->t0.tv_sec) + (c->t1.tv_nsec - c->t0.tv_nsec) / 1e9;
 	r->lost = c->lost;
+	hs_cpu_steal_init(&r->steal);
+	if (c->steal_cpus)
+		hs_sysinfo_steal_delta(c->cpu_t0, c->cpu_t1, NULL, c->steal_cpus, &r->steal);
 	r->lost_total = c->lost_total;
 	r->cpustat = (const char *const *)c->cpustat;
 	r->event_names = c->en_names;

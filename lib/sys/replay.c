@@ -156,7 +156,8 @@ static int replay_pick_vcpus(struct hs_replay *r, const struct hs_account *acct,
 	return 0;
 }
 
-static void replay_predict_one(struct hs_replay_figures *f, const struct hs_replay_vcpu *rv, uint64_t setting)
+static void replay_predict_one(struct hs_replay_figures *f, const struct hs_replay_vcpu *rv,
+			       uint64_t setting, double stolen)
 {
 	struct hs_sim_params p;
 	struct hs_sim sim;
@@ -174,6 +175,13 @@ static void replay_predict_one(struct hs_replay_figures *f, const struct hs_repl
 	hs_whatif_wake_overhead_range(rv->whatif, &lo, &hi);
 	hs_whatif_iv_gaps(&p, lo, hi, rv->gaps, rv->ngaps, &f->pred_hit_rate_low,
 			  &f->pred_hit_rate_high, &f->pred_poll_cpu_s_low, &f->pred_poll_cpu_s_high);
+	if (stolen > 0) {
+		f->pred_hit_rate_stolen = stolen * f->pred_hit_rate;
+		if (f->pred_hit_rate_stolen > f->pred_hit_rate_low)
+			f->pred_hit_rate_stolen = f->pred_hit_rate_low;
+		f->pred_hit_rate_low -= f->pred_hit_rate_stolen;
+		f->pred_poll_cpu_s_high += f->pred_hit_rate_stolen * f->halts * setting / 1e9;
+	}
 }
 
 static void replay_predict(struct hs_replay *r)
@@ -184,19 +192,21 @@ static void replay_predict(struct hs_replay *r)
 		for (unsigned int v = 0; v < r->nvcpus; v++) {
 			struct hs_replay_figures *f = &r->cells[s * r->nvcpus + v];
 
-			replay_predict_one(f, &r->vcpus[v], r->settings[s]);
+			replay_predict_one(f, &r->vcpus[v], r->settings[s], r->recorded_stolen);
 			t->halts += f->halts;
 			t->pred_hits += f->pred_hits;
 			t->pred_poll_cpu_s += f->pred_poll_cpu_s;
 			/* the vCPUs' bounds add up, as the what-if's VM and host rows do */
 			t->pred_hit_rate_low += f->pred_hit_rate_low * f->halts;
 			t->pred_hit_rate_high += f->pred_hit_rate_high * f->halts;
+			t->pred_hit_rate_stolen += f->pred_hit_rate_stolen * f->halts;
 			t->pred_poll_cpu_s_low += f->pred_poll_cpu_s_low;
 			t->pred_poll_cpu_s_high += f->pred_poll_cpu_s_high;
 		}
 		t->pred_hit_rate = t->halts ? (double)t->pred_hits / t->halts : 0;
 		t->pred_hit_rate_low = t->halts ? t->pred_hit_rate_low / t->halts : 0;
 		t->pred_hit_rate_high = t->halts ? t->pred_hit_rate_high / t->halts : 0;
+		t->pred_hit_rate_stolen = t->halts ? t->pred_hit_rate_stolen / t->halts : 0;
 	}
 }
 
@@ -212,6 +222,9 @@ int hs_replay_prepare(struct hs_replay *r, const struct hs_account *acct,
 		r->opts.runs = HS_REPLAY_DEFAULT_RUNS;
 	if (r->opts.runs > HS_REPLAY_MAX_RUNS)
 		return hs_error_set(err, HS_ERR_USAGE, "at most %d runs", HS_REPLAY_MAX_RUNS);
+	/* hs_account_meta() only hands out a pointer; acct stays untouched */
+	r->recorded_stolen =
+		hs_cpu_steal_runnable_share(&hs_account_meta((struct hs_account *)acct)->steal);
 	ret = replay_pick_vcpus(r, acct, err);
 	if (!ret)
 		ret = replay_pinning(r, &limit, err);
@@ -237,9 +250,10 @@ int hs_replay_prepare(struct hs_replay *r, const struct hs_account *acct,
 
 /* One run's samples: [vcpu] per vCPU, [nvcpus] the totals. */
 struct replay_samples {
-	double *hit, *poll, *cpu, *handover, *steal;	/* [(nvcpus + 1) * runs] */
+	/* [(nvcpus + 1) * runs]; steal of the wall time, stolen of the runnable time */
+	double *hit, *poll, *cpu, *handover, *steal, *stolen;
 	bool measured;
-	bool steal_read;		/* the run's steal_before/after are set */
+	bool steal_read;		/* the run's cpu_before/after are set */
 	uint64_t wall_ns;
 	/* the run's hand-overs per CPU, or NULL when not counted */
 	const uint64_t *cpu_handovers;
@@ -301,38 +315,40 @@ static void replay_sample_handovers(struct hs_replay *r, struct replay_samples *
 		replay_share((double)all, (double)halts);
 }
 
-/* CPU c's steal over the run as a share of its wall time, -1 unknown. */
-static double replay_cpu_steal(const struct hs_replay *r, const struct replay_samples *sm, int c)
+/* The CPUs the vCPUs ran on (every CPU when not pinned), or vCPU v's alone. */
+static void replay_steal_mask(const struct hs_replay *r, int v, bool *mask)
 {
-	uint64_t d;
-
-	if (!sm->steal_read || !sm->wall_ns || c < 0 || (unsigned int)c >= r->nsteal)
-		return -1;
-	d = r->steal_after[c] > r->steal_before[c] ? r->steal_after[c] - r->steal_before[c] : 0;
-	return d < sm->wall_ns ? (double)d / sm->wall_ns : 1;
+	for (unsigned int c = 0; c < r->nsteal; c++)
+		mask[c] = v >= 0 ? r->vcpus[v].cpu == (int)c : !r->pinned;
+	for (unsigned int i = 0; v < 0 && r->pinned && i < r->nvcpus; i++)
+		if (r->vcpus[i].cpu >= 0 && (unsigned int)r->vcpus[i].cpu < r->nsteal)
+			mask[r->vcpus[i].cpu] = true;
 }
 
-/* Per vCPU its CPU's steal; the total is the mean over the vCPUs' CPUs (over every CPU when not pinned). */
+/* Steal of the masked CPUs over the run: of their wall time and of their runnable time. */
+static void replay_steal_shares(const struct hs_replay *r, const struct replay_samples *sm,
+				const bool *mask, double *wall_share, double *runnable_share)
+{
+	struct hs_cpu_steal st;
+
+	*wall_share = *runnable_share = -1;
+	if (!sm->steal_read || !sm->wall_ns)
+		return;
+	hs_sysinfo_steal_delta(r->cpu_before, r->cpu_after, mask, r->nsteal, &st);
+	*wall_share = hs_cpu_steal_wall_share(&st, sm->wall_ns / 1e9);
+	*runnable_share = hs_cpu_steal_runnable_share(&st);
+}
+
 static void replay_sample_steal(struct hs_replay *r, struct replay_samples *sm, unsigned int run)
 {
-	unsigned int runs = r->opts.runs, t = r->nvcpus, n = 0;
-	double sum = 0;
+	unsigned int runs = r->opts.runs;
 
-	for (unsigned int v = 0; v < r->nvcpus; v++)
-		sm->steal[v * runs + run] = replay_cpu_steal(r, sm, r->vcpus[v].cpu);
-	for (unsigned int c = 0; c < r->nsteal; c++) {
-		bool mine = !r->pinned;
-		double x;
+	for (int v = -1; v < (int)r->nvcpus; v++) {
+		unsigned int at = (v < 0 ? r->nvcpus : (unsigned int)v) * runs + run;
 
-		for (unsigned int v = 0; v < r->nvcpus && !mine; v++)
-			mine = r->vcpus[v].cpu == (int)c;
-		x = mine ? replay_cpu_steal(r, sm, (int)c) : -1;
-		if (x >= 0) {
-			sum += x;
-			n++;
-		}
+		replay_steal_mask(r, v, r->steal_mask);
+		replay_steal_shares(r, sm, r->steal_mask, &sm->steal[at], &sm->stolen[at]);
 	}
-	sm->steal[t * runs + run] = n ? sum / n : -1;
 }
 
 static void replay_sample(struct hs_replay *r, struct replay_samples *sm, unsigned int run,
@@ -363,23 +379,44 @@ static void replay_sample(struct hs_replay *r, struct replay_samples *sm, unsign
 
 /*
  * Inside: within the interval, give or take the 0.05 points the text rounds
- * to, the low end lowered by the share of halts other tasks may have cut.
+ * to, the low end lowered by what the run's host took that the recording
+ * cannot foresee: the share of halts other tasks may have cut, and the
+ * hits whose wakes its hypervisor may have stolen (hs_whatif_rows_steal),
+ * measured in the run in place of the recording's estimate. stolen < 0:
+ * unknown, the estimate stands.
  */
-static bool replay_in(const struct hs_replay_figures *f, double x, double cut)
+static double replay_judged_low(const struct hs_replay_figures *f, double cut, double stolen)
+{
+	double low = f->pred_hit_rate_low - cut;
+
+	if (stolen >= 0)
+		low += f->pred_hit_rate_stolen - stolen * f->pred_hit_rate;
+	return low > 0 ? low : 0;
+}
+
+static bool replay_in(const struct hs_replay_figures *f, double x, double cut, double stolen)
 {
 	const double slack = 0.0005;
 
-	return x >= f->pred_hit_rate_low - cut - slack && x <= f->pred_hit_rate_high + slack;
+	return x >= replay_judged_low(f, cut, stolen) - slack &&
+	       x <= f->pred_hit_rate_high + slack;
 }
 
-static void replay_inside(struct hs_replay_figures *f, const double *x, const double *cut,
-			  unsigned int n)
+static void replay_inside(struct hs_replay_figures *f, const struct replay_samples *sm,
+			  size_t at, unsigned int n)
 {
+	const double *x = sm->hit + at, *cut = sm->handover + at, *stolen = sm->stolen + at;
+
 	f->runs_inside = 0;
 	for (unsigned int i = 0; i < n; i++)
-		f->runs_inside += replay_in(f, x[i], f->handovers_known ? cut[i] : 0);
+		f->runs_inside += replay_in(f, x[i], f->handovers_known ? cut[i] : 0,
+					    f->steal_known ? stolen[i] : -1);
+	f->judged_hit_rate_low = replay_judged_low(f, f->handovers_known ?
+						     f->handover_share.mean : 0,
+						     f->steal_known ? f->stolen_share.mean : -1);
 	f->mean_inside = f->measured &&
-		replay_in(f, f->hit_rate.mean, f->handovers_known ? f->handover_share.mean : 0);
+		replay_in(f, f->hit_rate.mean, f->handovers_known ? f->handover_share.mean : 0,
+			  f->steal_known ? f->stolen_share.mean : -1);
 }
 
 /* The spread of n samples when none is unknown (< 0); returns whether. */
@@ -410,8 +447,9 @@ static void replay_summarise(struct hs_replay *r, unsigned int s, const struct r
 		replay_spread(&f->hit_rate, sm->hit + v * runs, runs);
 		f->handovers_known = replay_known_spread(&f->handover_share, sm->handover + v * runs,
 							 runs);
-		f->steal_known = replay_known_spread(&f->steal_share, sm->steal + v * runs, runs);
-		replay_inside(f, sm->hit + v * runs, sm->handover + v * runs, runs);
+		f->steal_known = replay_known_spread(&f->steal_share, sm->steal + v * runs, runs) &&
+				 replay_known_spread(&f->stolen_share, sm->stolen + v * runs, runs);
+		replay_inside(f, sm, v * runs, runs);
 		replay_spread(&f->poll_cpu_s, sm->poll + v * runs, runs);
 		replay_spread(&f->vcpu_cpu_s, sm->cpu + v * runs, runs);
 		if (v < r->nvcpus) {
@@ -502,11 +540,11 @@ static int replay_setting(struct hs_replay *r, unsigned int s, struct hs_workloa
 	sm->measured = true;
 	for (unsigned int run = 0; run < r->opts.runs; run++) {
 		struct hs_handover *h = replay_handover_start(r);
-		bool steal = r->nsteal && hs_sysinfo_steal_ns(r->steal_before, r->nsteal) > 0;
+		bool steal = r->nsteal && hs_sysinfo_cpu_times(r->cpu_before, r->nsteal) > 0;
 		uint64_t wall = 0;
 		int ret = hs_workload_run(p, vms, &wall, err);
 
-		sm->steal_read = steal && hs_sysinfo_steal_ns(r->steal_after, r->nsteal) > 0;
+		sm->steal_read = steal && hs_sysinfo_cpu_times(r->cpu_after, r->nsteal) > 0;
 		sm->wall_ns = wall;
 		r->seconds += wall / 1e9;
 		sm->cpu_handovers = h && !replay_handover_read(r, h, sm) ? r->cpu_handovers : NULL;
@@ -519,7 +557,7 @@ static int replay_setting(struct hs_replay *r, unsigned int s, struct hs_workloa
 	return 0;
 }
 
-/* Room for every CPU's steal; without it (or /proc/stat) steal stays unknown. */
+/* Room for every CPU's times; without it (or /proc/stat) steal stays unknown. */
 static void replay_steal_alloc(struct hs_replay *r)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
@@ -528,13 +566,15 @@ static void replay_steal_alloc(struct hs_replay *r)
 	r->nsteal = 0;
 	if (n <= 0 || n > 65536)
 		return;
-	free(r->steal_before);
-	r->steal_before = calloc(2 * (size_t)n, sizeof(uint64_t));
-	if (!r->steal_before)
+	free(r->cpu_before);
+	free(r->steal_mask);
+	r->cpu_before = calloc(2 * (size_t)n, sizeof(*r->cpu_before));
+	r->steal_mask = calloc((size_t)n, sizeof(*r->steal_mask));
+	if (!r->cpu_before || !r->steal_mask)
 		return;
-	r->steal_after = r->steal_before + n;
+	r->cpu_after = r->cpu_before + n;
 	/* /proc/stat lists the online CPUs: the highest of them bounds what is read */
-	got = hs_sysinfo_steal_ns(r->steal_before, (unsigned int)n);
+	got = hs_sysinfo_cpu_times(r->cpu_before, (unsigned int)n);
 	r->nsteal = got > 0 ? (unsigned int)got : 0;
 }
 
@@ -555,11 +595,12 @@ int hs_replay_run(struct hs_replay *r, struct hs_error *err)
 	vms = calloc(r->nvcpus, sizeof(*vms));
 	poll = calloc(r->nvcpus, sizeof(*poll));
 	cpus = calloc(r->nvcpus, sizeof(*cpus));
-	sm.hit = calloc(nsamp * 5, sizeof(double));
+	sm.hit = calloc(nsamp * 6, sizeof(double));
 	sm.poll = sm.hit ? sm.hit + nsamp : NULL;
 	sm.cpu = sm.hit ? sm.hit + 2 * nsamp : NULL;
 	sm.handover = sm.hit ? sm.hit + 3 * nsamp : NULL;
 	sm.steal = sm.hit ? sm.hit + 4 * nsamp : NULL;
+	sm.stolen = sm.hit ? sm.hit + 5 * nsamp : NULL;
 	sm.steal_read = false;
 	sm.wall_ns = 0;
 	replay_steal_alloc(r);
@@ -586,12 +627,14 @@ void hs_replay_free(struct hs_replay *r)
 {
 	free(r->vcpus);
 	free(r->cpu_handovers);
-	free(r->steal_before);
+	free(r->cpu_before);
+	free(r->steal_mask);
 	free(r->cells);
 	free(r->totals);
 	r->vcpus = NULL;
 	r->cpu_handovers = NULL;
-	r->steal_before = r->steal_after = NULL;
+	r->cpu_before = r->cpu_after = NULL;
+	r->steal_mask = NULL;
 	r->nsteal = 0;
 	r->cells = r->totals = NULL;
 }

@@ -9,6 +9,8 @@
 #include "../account.h"
 #include "../error.h"
 
+struct hs_cpu_time;
+
 /*
  * haltstat replay: the times to wake the what-if derived from a recording
  * (lib/whatif.c keeps them when opts.whatif.keep_gaps is set) are replayed
@@ -50,6 +52,8 @@ struct hs_replay_figures {
 	double pred_poll_cpu_s;
 	/* the prediction interval (lib/whatif_iv.c): Δ range, perturbed times to wake, sampling */
 	double pred_hit_rate_low, pred_hit_rate_high;
+	/* of which the low end lost to the recording's steal (hs_whatif_rows_steal) */
+	double pred_hit_rate_stolen;
 	double pred_poll_cpu_s_low, pred_poll_cpu_s_high;
 	/* measured, one sample per run; measured false without KVM statistics */
 	bool measured;
@@ -74,12 +78,20 @@ struct hs_replay_figures {
 	bool steal_known;
 	struct hs_replay_spread steal_share;
 	/*
+	 * The same steal as a share of the time those CPUs wanted to run:
+	 * the chance a wake lands in stolen time, which lowers the judged
+	 * interval's low end by that share of the predicted hits.
+	 */
+	struct hs_replay_spread stolen_share;
+	/*
 	 * Runs whose measured hit rate fell inside the predicted interval,
-	 * its low end lowered by the run's hand-over share when known: the
-	 * prediction assumes no other task, the host had some.
+	 * its low end lowered by the run's hand-over share and its stolen
+	 * share of the predicted hits when known: the prediction assumes no
+	 * other task and the recording's steal, the run's host had its own.
 	 */
 	unsigned int runs_inside;
 	bool mean_inside;		/* the mean over the runs did */
+	double judged_hit_rate_low;	/* the low end the mean was judged against */
 };
 
 struct hs_replay_vcpu {
@@ -101,6 +113,7 @@ struct hs_replay {
 	uint64_t recorded_ns;		/* the setting replayed by the self-check */
 	bool recorded_inferred;		/* taken from the trace, not the metadata */
 	char era[16];
+	double recorded_stolen;		/* the recording's stolen share of runnable time, -1 unknown */
 	struct hs_replay_vcpu *vcpus;
 	unsigned int nvcpus;
 	unsigned int vcpus_skipped;	/* recorded vCPUs past the limit */
@@ -113,7 +126,8 @@ struct hs_replay {
 	bool handovers_alone;		/* every vCPU pinned alone on its CPU */
 	uint64_t *cpu_handovers;	/* the last run's, per CPU */
 	unsigned int ncpu_handovers;
-	uint64_t *steal_before, *steal_after;	/* per CPU, ns; nsteal of each */
+	struct hs_cpu_time *cpu_before, *cpu_after;	/* per CPU; nsteal of each */
+	bool *steal_mask;			/* nsteal: the CPUs one share sums */
 	unsigned int nsteal;
 	struct hs_replay_figures *cells;	/* [setting * nvcpus + vcpu] */
 	struct hs_replay_figures *totals;	/* [setting]: the vCPUs together */

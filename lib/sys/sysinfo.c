@@ -91,6 +91,29 @@ static void sysinfo_cpuidle(struct hs_meta *m)
 	}
 }
 
+/* The "hypervisor" CPU flag (x86): set by every hypervisor that says it is one. */
+static int sysinfo_hypervisor(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[8192];
+	int found = -1;
+
+	if (!f)
+		return -1;
+	while (found < 0 && fgets(line, sizeof(line), f)) {
+		char *save, *w, *colon = strchr(line, ':');
+
+		if (strncmp(line, "flags", 5) || !colon)
+			continue;
+		found = 0;
+		for (w = strtok_r(colon + 1, " \t\n", &save); w && !found;
+		     w = strtok_r(NULL, " \t\n", &save))
+			found = !strcmp(w, "hypervisor");
+	}
+	fclose(f);
+	return found;
+}
+
 void hs_sysinfo_facts(struct hs_meta *m)
 {
 	char full[512];
@@ -102,6 +125,7 @@ void hs_sysinfo_facts(struct hs_meta *m)
 	sysinfo_params(m);
 	sysinfo_cpuidle(m);
 	m->ncpus = n > 0 && n <= INT32_MAX ? (int)n : -1;
+	m->hypervisor = sysinfo_hypervisor();
 }
 
 int hs_sysinfo_uname(char *full, size_t fn, char *release, size_t rn)
@@ -201,16 +225,17 @@ int hs_sysinfo_tasks(int pid, int *tids, int max)
 	return n;
 }
 
-int hs_sysinfo_steal_ns(uint64_t *steal, unsigned int max)
+int hs_sysinfo_cpu_times(struct hs_cpu_time *t, unsigned int max)
 {
 	long hz = sysconf(_SC_CLK_TCK);
+	unsigned long long tick = hz > 0 ? 1000000000ull / (unsigned long long)hz : 0;
 	FILE *f = fopen("/proc/stat", "re");
 	char line[512];
 	int n = 0;
 
 	if (!f)
 		return -1;
-	memset(steal, 0, max * sizeof(*steal));
+	memset(t, 0, max * sizeof(*t));
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long v[8];
 		unsigned int cpu;
@@ -221,10 +246,28 @@ int hs_sysinfo_steal_ns(uint64_t *steal, unsigned int max)
 		if (sscanf(line, "cpu%u %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1],
 			   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 9 || cpu >= max)
 			continue;
-		steal[cpu] = hz > 0 ? v[7] * (1000000000ull / (unsigned long long)hz) : 0;
+		t[cpu].busy_ns = (v[0] + v[1] + v[2] + v[5] + v[6]) * tick;
+		t[cpu].steal_ns = v[7] * tick;
 		if ((int)cpu + 1 > n)
 			n = (int)cpu + 1;
 	}
 	fclose(f);
 	return n;
+}
+
+void hs_sysinfo_steal_delta(const struct hs_cpu_time *before, const struct hs_cpu_time *after,
+			    const bool *mask, unsigned int n, struct hs_cpu_steal *s)
+{
+	s->steal_ns = s->busy_ns = 0;
+	s->cpus = 0;
+	for (unsigned int c = 0; c < n; c++) {
+		if (mask && !mask[c])
+			continue;
+		/* a CPU that went offline and back restarts its counts */
+		if (after[c].steal_ns >= before[c].steal_ns)
+			s->steal_ns += (int64_t)(after[c].steal_ns - before[c].steal_ns);
+		if (after[c].busy_ns >= before[c].busy_ns)
+			s->busy_ns += (int64_t)(after[c].busy_ns - before[c].busy_ns);
+		s->cpus++;
+	}
 }

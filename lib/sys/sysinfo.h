@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include "../meta.h"
+#include "../steal.h"
 
 /*
  * Facts about the running system that a recording keeps: kernel and
@@ -39,12 +40,21 @@ int hs_sysinfo_vm_name(int tgid, char *name, size_t n);
 int hs_sysinfo_tasks(int pid, int *tids, int max);
 
 /*
- * Steal time of each CPU so far (what the hypervisor above gave to others
- * while this machine's CPU wanted to run), ns per CPU into steal[0..max):
- * how many CPUs were read, -1 when /proc/stat is unreadable. Ticks of
- * USER_HZ, so 10 ms steps.
+ * What each CPU ran so far (user, nice, system, irq, softirq) and what the
+ * hypervisor above gave to others while it wanted to run (steal), ns per
+ * CPU into t[0..max): how many CPUs were read, -1 when /proc/stat is
+ * unreadable. Ticks of USER_HZ, so 10 ms steps.
  */
-int hs_sysinfo_steal_ns(uint64_t *steal, unsigned int max);
+struct hs_cpu_time {
+	uint64_t busy_ns, steal_ns;
+};
+int hs_sysinfo_cpu_times(struct hs_cpu_time *t, unsigned int max);
+/*
+ * From before[] to after[] over the CPUs in mask[0..n) (every CPU when
+ * mask is NULL), summed into s.
+ */
+void hs_sysinfo_steal_delta(const struct hs_cpu_time *before, const struct hs_cpu_time *after,
+			    const bool *mask, unsigned int n, struct hs_cpu_steal *s);
 
 /* Replaces newlines, carriage returns and tabs so a name fits on one metadata line. */
 void hs_sysinfo_clean_name(char *s);

@@ -17,6 +17,7 @@ static struct hs_meta facts(void)
 	hs_meta_init(&m);
 	snprintf(m.kernel_release, sizeof(m.kernel_release), "6.18.0-test");
 	m.ncpus = 4;
+	m.hypervisor = 1;
 	m.halt_poll_ns = 300000;
 	m.halt_poll_ns_grow = 2;
 	m.halt_poll_ns_grow_start = 10000;
@@ -74,6 +75,7 @@ static void test_facts_round_trip(void)
 	      !strcmp(out->idle_state_name[1], "haltpoll idle") && !out->idle_state_name[2][0],
 	      "recmeta_idle_names_round_trip");
 	CHECK(!strcmp(out->cpuidle_driver, "haltpoll"), "recmeta_cpuidle_round_trip");
+	CHECK(out->hypervisor == 1, "recmeta_hypervisor_flag_round_trip");
 	hs_sbuf_free(&lines);
 	hs_sbuf_free(&notes);
 	hs_td_stats_free(&lost);
