@@ -168,7 +168,7 @@ others_share() {
 	OTHERS=$(awk -v b="$((b1 - b0))" -v hz="$(getconf CLK_TCK)" '{ o = (b / hz - $2 - $3) / ($1 > 0 ? $1 : 1);
 		printf "%.2f", o < 0 ? 0 : o }' others.time)
 	STEAL=$(awk -v s="$((s1 - s0))" -v hz="$(getconf CLK_TCK)" -v n="$(nproc)" '{ printf "%.4f", s / hz / (($1 > 0 ? $1 : 1) * n) }' others.time)
-	STOLEN=$(awk -v s="$((s1 - s0))" -v r="$((r1 - r0))" 'BEGIN { printf "%.4f", s + r > 0 ? s / (s + r) : 0 }')
+	STOLEN=$(awk -v s="$((s1 - s0))" -v r="$((r1 - r0))" 'BEGIN { printf "%.4f", (s + r > 0 ? s / (s + r) : 0) }')
 	return $rc
 }
 # A poll ends as soon as any other task is runnable on its CPU: a twentieth
