@@ -17,6 +17,17 @@ need_tracefs() { need_root && { [ -d /sys/kernel/tracing/events ] || mount -t tr
 need_kvm()     { [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] &&
 		 "${HS_BUILD:-$HS_TOP/build/rel}/tests/tools/hs-workload" --check 2>/dev/null; }
 have()         { command -v "$1" >/dev/null 2>&1; }
+# need_record NAME: what haltstat record's tests compare against (root,
+# tracefs, trace-cmd, power:cpu_idle), else NAME is skipped and the test ends
+need_record() {
+	local why=""
+	if ! need_root; then why="needs root"
+	elif ! need_tracefs; then why="needs tracefs"
+	elif ! have trace-cmd; then why="needs trace-cmd"
+	elif [ ! -d /sys/kernel/tracing/events/power/cpu_idle ]; then why="no power:cpu_idle event"
+	fi
+	[ -z "$why" ] || { skip "$1" "$why"; exit 0; }
+}
 
 # cmd_long_options CMD: the long options cmd/CMD.c hands getopt, its own rows
 # and the shared ones of cmd/options.h it names (CMD_OPTION_*)

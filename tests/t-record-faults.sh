@@ -7,10 +7,7 @@
 . "$HS_TOP/tests/lib.sh"
 
 T=/sys/kernel/tracing
-if ! need_root; then skip record_faults "needs root"; exit 0; fi
-if ! need_tracefs; then skip record_faults "needs tracefs"; exit 0; fi
-if ! have trace-cmd; then skip record_faults "needs trace-cmd"; exit 0; fi
-if [ ! -d $T/events/power/cpu_idle ]; then skip record_faults "no power:cpu_idle event"; exit 0; fi
+need_record record_faults
 
 top_before=$(md5sum < $T/set_event)
 # instances of live or dead haltstat runs started by this script

@@ -5,10 +5,7 @@
 . "$HS_TOP/tests/lib.sh"
 
 T=/sys/kernel/tracing
-if ! need_root; then skip record "needs root"; exit 0; fi
-if ! need_tracefs; then skip record "needs tracefs"; exit 0; fi
-if ! have trace-cmd; then skip record "needs trace-cmd"; exit 0; fi
-if [ ! -d $T/events/power/cpu_idle ]; then skip record "no power:cpu_idle event"; exit 0; fi
+need_record record
 
 top_before=$(md5sum < $T/set_event)
 ours() { ls $T/instances 2>/dev/null | grep -c "^haltstat_$1\$"; }

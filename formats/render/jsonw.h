@@ -71,6 +71,7 @@ static inline json_t *hs_jw_num_known(double v)
 enum hs_jw_kind {
 	HS_JW_KIND_U64,			/* uint64_t */
 	HS_JW_KIND_NUM,			/* double, null when not finite */
+	HS_JW_KIND_NUM_KNOWN,		/* double, null when negative (unknown) or not finite */
 	HS_JW_KIND_I64_KNOWN,		/* int64_t, null when negative (unknown) */
 };
 
@@ -84,14 +85,18 @@ struct hs_jw_field {
 #define HS_JW_CHECK(type, field, t)						\
 	(0 * sizeof(struct { char c; _Static_assert(_Generic(((type *)0)->field, t: 1,	\
 					      default: 0), #field " is not " #t); }))
-#define HS_JW_U64(type, field)								\
-	{ #field, HS_JW_KIND_U64, offsetof(type, field) + HS_JW_CHECK(type, field, uint64_t) }
-#define HS_JW_NUM(type, field)								\
-	{ #field, HS_JW_KIND_NUM, offsetof(type, field) + HS_JW_CHECK(type, field, double) }
-#define HS_JW_U64_AS(key, type, field)							\
-	{ key, HS_JW_KIND_U64, offsetof(type, field) + HS_JW_CHECK(type, field, uint64_t) }
-#define HS_JW_I64_KNOWN(type, field)							\
-	{ #field, HS_JW_KIND_I64_KNOWN, offsetof(type, field) + HS_JW_CHECK(type, field, int64_t) }
+#define HS_JW_FIELD_AS(key, kind, type, field, ctype)					\
+	{ key, kind, offsetof(type, field) + HS_JW_CHECK(type, field, ctype) }
+#define HS_JW_U64_AS(key, type, field) HS_JW_FIELD_AS(key, HS_JW_KIND_U64, type, field, uint64_t)
+#define HS_JW_NUM_AS(key, type, field) HS_JW_FIELD_AS(key, HS_JW_KIND_NUM, type, field, double)
+#define HS_JW_NUM_KNOWN_AS(key, type, field)						\
+	HS_JW_FIELD_AS(key, HS_JW_KIND_NUM_KNOWN, type, field, double)
+#define HS_JW_I64_KNOWN_AS(key, type, field)						\
+	HS_JW_FIELD_AS(key, HS_JW_KIND_I64_KNOWN, type, field, int64_t)
+#define HS_JW_U64(type, field) HS_JW_U64_AS(#field, type, field)
+#define HS_JW_NUM(type, field) HS_JW_NUM_AS(#field, type, field)
+#define HS_JW_NUM_KNOWN(type, field) HS_JW_NUM_KNOWN_AS(#field, type, field)
+#define HS_JW_I64_KNOWN(type, field) HS_JW_I64_KNOWN_AS(#field, type, field)
 
 static inline void hs_jw_put_fields(struct hs_jw *j, json_t *o, const void *base,
 				    const struct hs_jw_field *f, size_t n)
@@ -104,8 +109,10 @@ static inline void hs_jw_put_fields(struct hs_jw *j, json_t *o, const void *base
 
 		switch (f[i].kind) {
 		case HS_JW_KIND_NUM:
+		case HS_JW_KIND_NUM_KNOWN:
 			memcpy(&d, p, sizeof(d));
-			hs_jw_put(j, o, f[i].key, hs_jw_num(d));
+			hs_jw_put(j, o, f[i].key, f[i].kind == HS_JW_KIND_NUM ? hs_jw_num(d) :
+				  hs_jw_num_known(d));
 			break;
 		case HS_JW_KIND_I64_KNOWN:
 			memcpy(&v, p, sizeof(v));

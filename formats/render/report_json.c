@@ -87,6 +87,12 @@ static json_t *linear_json(struct hs_jw *j, const struct hs_linear_hist *h)
 	return o;
 }
 
+#define MEASURED(field) HS_JW_U64(struct hs_wake_overhead_measured, field)
+static const struct hs_jw_field wake_measured_fields[] = {
+	MEASURED(waits), MEASURED(p10_ns), MEASURED(p50_ns), MEASURED(p90_ns), MEASURED(p99_ns),
+};
+#undef MEASURED
+
 /* The timed waits' overhead quantiles; null when Δ was estimated. */
 static json_t *wake_measured_json(struct hs_jw *j, const struct hs_wake_overhead_measured *m)
 {
@@ -95,11 +101,8 @@ static json_t *wake_measured_json(struct hs_jw *j, const struct hs_wake_overhead
 	if (!m->waits)
 		return json_null();
 	o = json_object();
-	hs_jw_put(j, o, "waits", hs_jw_u64(m->waits));
-	hs_jw_put(j, o, "p10_ns", hs_jw_u64(m->p10_ns));
-	hs_jw_put(j, o, "p50_ns", hs_jw_u64(m->p50_ns));
-	hs_jw_put(j, o, "p90_ns", hs_jw_u64(m->p90_ns));
-	hs_jw_put(j, o, "p99_ns", hs_jw_u64(m->p99_ns));
+	hs_jw_put_fields(j, o, m, wake_measured_fields,
+			 sizeof(wake_measured_fields) / sizeof(wake_measured_fields[0]));
 	return o;
 }
 
@@ -170,6 +173,14 @@ static json_t *counts_json(struct hs_jw *j, const uint64_t *c, const char *const
 }
 
 /* The counters and times every level (vCPU, VM, host) shares, flat in obj. */
+static const struct hs_jw_field window_fields[] = {
+	HS_JW_I64_KNOWN_AS("last_ns", struct hs_halt_stats, window_last_ns),
+	HS_JW_NUM_KNOWN_AS("mean_ns", struct hs_halt_stats, window_mean_ns),
+	HS_JW_U64(struct hs_halt_stats, grows),
+	HS_JW_U64(struct hs_halt_stats, shrinks),
+	HS_JW_U64(struct hs_halt_stats, flaps),
+};
+
 static void stats_json(struct hs_jw *j, json_t *obj, const struct hs_halt_stats *s)
 {
 	json_t *t = json_object(), *w = json_object();
@@ -201,11 +212,7 @@ static void stats_json(struct hs_jw *j, json_t *obj, const struct hs_halt_stats 
 	hs_jw_put(j, t, "p99", hs_jw_u64(any ? s->p99_ns : 0));
 	hs_jw_put(j, t, "p999", hs_jw_u64(any ? s->p999_ns : 0));
 	hs_jw_put(j, obj, "halt_ns", t);
-	hs_jw_put(j, w, "last_ns", hs_jw_i64_known(s->window_last_ns));
-	hs_jw_put(j, w, "mean_ns", hs_jw_num_known(s->window_mean_ns));
-	hs_jw_put(j, w, "grows", hs_jw_u64(s->grows));
-	hs_jw_put(j, w, "shrinks", hs_jw_u64(s->shrinks));
-	hs_jw_put(j, w, "flaps", hs_jw_u64(s->flaps));
+	hs_jw_put_fields(j, w, s, window_fields, sizeof(window_fields) / sizeof(window_fields[0]));
 	hs_jw_put(j, obj, "window", w);
 	hs_jw_put(j, obj, "contention", contention_json(j, s));
 	hs_jw_put(j, obj, "window_inferred", counts_json(j, s->inferred_waits,
@@ -250,14 +257,19 @@ static json_t *advice_json(struct hs_jw *j, const struct hs_advice *a,
 	return o;
 }
 
+static const struct hs_jw_field selfcheck_fields[] = {
+	HS_JW_U64(struct hs_selfcheck, halts_compared),
+	HS_JW_U64(struct hs_selfcheck, halts_agreeing),
+	HS_JW_NUM_KNOWN(struct hs_selfcheck, agree_pct),
+	HS_JW_U64(struct hs_selfcheck, replayed_max_ns),
+};
+
 static json_t *selfcheck_json(struct hs_jw *j, const struct hs_selfcheck *s)
 {
 	json_t *o = json_object();
 
-	hs_jw_put(j, o, "halts_compared", hs_jw_u64(s->halts_compared));
-	hs_jw_put(j, o, "halts_agreeing", hs_jw_u64(s->halts_agreeing));
-	hs_jw_put(j, o, "agree_pct", hs_jw_num_known(s->agree_pct));
-	hs_jw_put(j, o, "replayed_max_ns", hs_jw_u64(s->replayed_max_ns));
+	hs_jw_put_fields(j, o, s, selfcheck_fields,
+			 sizeof(selfcheck_fields) / sizeof(selfcheck_fields[0]));
 	hs_jw_put(j, o, "max_inferred", json_boolean(s->max_inferred));
 	hs_jw_put(j, o, "max_source", jstr(hs_max_source_name(s->max_source)));
 	return o;
@@ -325,6 +337,14 @@ static const char *idle_state_name(const struct hs_report *r, unsigned int s)
 	return r->idle_state_name[s][0] ? r->idle_state_name[s] : NULL;
 }
 
+#define GUEST(kind, field) HS_JW_##kind(struct hs_report_guest_cpu, field)
+static const struct hs_jw_field guest_cpu_fields[] = {
+	GUEST(NUM_KNOWN, idle_pct), GUEST(NUM_KNOWN, poll_cpu_pct), GUEST(NUM_KNOWN, poll_hit_rate),
+	GUEST(U64, poll_hits), GUEST(U64, poll_misses), GUEST(I64_KNOWN, window_last_ns),
+	GUEST(NUM_KNOWN, window_mean_ns), GUEST(U64, grows), GUEST(U64, shrinks),
+};
+#undef GUEST
+
 static json_t *guest_json(struct hs_jw *j, const struct hs_report *r,
 			  const struct hs_report_guest_cpu *g)
 {
@@ -345,15 +365,8 @@ static json_t *guest_json(struct hs_jw *j, const struct hs_report *r,
 		hs_jw_push(j, states, st);
 	}
 	hs_jw_put(j, o, "idle_states", states);
-	hs_jw_put(j, o, "idle_pct", hs_jw_num_known(g->idle_pct));
-	hs_jw_put(j, o, "poll_cpu_pct", hs_jw_num_known(g->poll_cpu_pct));
-	hs_jw_put(j, o, "poll_hit_rate", hs_jw_num_known(g->poll_hit_rate));
-	hs_jw_put(j, o, "poll_hits", hs_jw_u64(g->poll_hits));
-	hs_jw_put(j, o, "poll_misses", hs_jw_u64(g->poll_misses));
-	hs_jw_put(j, o, "window_last_ns", hs_jw_i64_known(g->window_last_ns));
-	hs_jw_put(j, o, "window_mean_ns", hs_jw_num_known(g->window_mean_ns));
-	hs_jw_put(j, o, "grows", hs_jw_u64(g->grows));
-	hs_jw_put(j, o, "shrinks", hs_jw_u64(g->shrinks));
+	hs_jw_put_fields(j, o, g, guest_cpu_fields,
+			 sizeof(guest_cpu_fields) / sizeof(guest_cpu_fields[0]));
 	hs_json_guest_cpu_replay(j, o, g);
 	return o;
 }

@@ -50,20 +50,26 @@ static json_t *top_json_vm(struct hs_jw *j, const struct hs_report_vm *m)
 	return o;
 }
 
+#define GUEST(field) HS_JW_NUM(struct hs_report_guest_cpu, field)
+static const struct hs_jw_field top_guest_fields[] = {
+	HS_JW_NUM_AS("idle_entries_per_s", struct hs_report_guest_cpu, entries_per_s),
+	GUEST(poll_entries_per_s),
+	HS_JW_U64(struct hs_report_guest_cpu, poll_hits),
+	HS_JW_U64(struct hs_report_guest_cpu, poll_misses),
+	HS_JW_NUM_KNOWN(struct hs_report_guest_cpu, poll_hit_rate),
+	GUEST(poll_cpu_pct),
+	GUEST(idle_pct),
+	HS_JW_I64_KNOWN_AS("window_ns", struct hs_report_guest_cpu, window_last_ns),
+};
+#undef GUEST
+
 static json_t *top_json_guest(struct hs_jw *j, const struct hs_report_guest_cpu *g)
 {
 	json_t *o = json_object();
 
 	hs_jw_put(j, o, "cpu", json_integer(g->cpu));
-	hs_jw_put(j, o, "idle_entries_per_s", hs_jw_num(g->entries_per_s));
-	hs_jw_put(j, o, "poll_entries_per_s", hs_jw_num(g->poll_entries_per_s));
-	hs_jw_put(j, o, "poll_hits", hs_jw_u64(g->poll_hits));
-	hs_jw_put(j, o, "poll_misses", hs_jw_u64(g->poll_misses));
-	hs_jw_put(j, o, "poll_hit_rate", g->poll_hit_rate >= 0 ? hs_jw_num(g->poll_hit_rate) :
-		  json_null());
-	hs_jw_put(j, o, "poll_cpu_pct", hs_jw_num(g->poll_cpu_pct));
-	hs_jw_put(j, o, "idle_pct", hs_jw_num(g->idle_pct));
-	hs_jw_put(j, o, "window_ns", hs_jw_i64_known(g->window_last_ns));
+	hs_jw_put_fields(j, o, g, top_guest_fields,
+			 sizeof(top_guest_fields) / sizeof(top_guest_fields[0]));
 	return o;
 }
 

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tool_opts.h"
 #include "../../lib/units.h"
 #include "../../lib/vmm.h"
 
@@ -89,12 +90,8 @@ static int fake_print(const char *path, struct fake_thread *t, unsigned int n)
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-		{ "vmm", required_argument, NULL, 'V' },
-		{ "comm", required_argument, NULL, 'C' },
-		{ "name", required_argument, NULL, 'N' },
-		{ "id", required_argument, NULL, 'N' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		TOOL_ARG("vmm", 'V'), TOOL_ARG("comm", 'C'), TOOL_ARG("name", 'N'),
+		TOOL_ARG("id", 'N'), TOOL_FLAG("help", 'h'), TOOL_OPTS_END,
 	};
 	struct fake_thread t[FAKE_MAX_THREADS];
 	uint64_t n = 2, run_ns = 300000000;

@@ -25,6 +25,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "tool_opts.h"
 #include "../../formats/trace/tracedat_write.h"
 #include "../../lib/sys/workload.h"
 #include "../../lib/units.h"
@@ -1334,26 +1335,14 @@ static void sy_defaults(struct sy_opts *o)
 	struct utsname u;
 	static char rel[sizeof(u.release)];
 
-	memset(o, 0, sizeof(*o));
-	o->nvcpus = 2;
-	o->nvms = 1;
-	o->ncpus = 2;
-	o->halts = 10000;
-	o->gaps_spec = "100us";
-	o->module_m = 200000;
+	*o = (struct sy_opts){
+		.nvcpus = 2, .nvms = 1, .ncpus = 2, .halts = 10000, .gaps_spec = "100us",
+		.module_m = 200000, .grow = 2, .grow_start = 10000, .shrink = 2, .delta = 20000,
+		.run_ns = 2000, .migrate = 0.01, .lost_size = 100, .seed = 1,
+		.start_ns = 1000000000000ull, .tid_base = 5000, .release = "6.18.0-synth",
+	};
 	for (int i = 0; i < SY_MAX_VMS; i++)
 		o->vm_m[i] = -1;
-	o->grow = 2;
-	o->grow_start = 10000;
-	o->shrink = 2;
-	o->delta = 20000;
-	o->run_ns = 2000;
-	o->migrate = 0.01;
-	o->lost_size = 100;
-	o->seed = 1;
-	o->start_ns = 1000000000000ull;
-	o->tid_base = 5000;
-	o->release = "6.18.0-synth";
 	if (uname(&u) == 0) {
 		snprintf(rel, sizeof(rel), "%s", u.release);
 		o->release = rel;
@@ -1367,34 +1356,18 @@ enum {
 };
 
 static const struct option sy_lopts[] = {
-	{ "vcpus", required_argument, NULL, 'v' },
-	{ "vms", required_argument, NULL, 'V' },
-	{ "halts", required_argument, NULL, 'H' },
-	{ "gaps", required_argument, NULL, 'g' },
-	{ "seed", required_argument, NULL, 's' },
-	{ "halt-poll-ns", required_argument, NULL, 'm' },
-	{ "vm-halt-poll-ns", required_argument, NULL, OPT_VMM },
-	{ "grow", required_argument, NULL, OPT_GROW },
-	{ "grow-start", required_argument, NULL, OPT_GROW_START },
-	{ "shrink", required_argument, NULL, OPT_SHRINK },
-	{ "delta", required_argument, NULL, 'd' },
-	{ "delta-spread", required_argument, NULL, OPT_SPREAD },
-	{ "waking", no_argument, NULL, OPT_WAKING },
-	{ "open-loop", no_argument, NULL, OPT_OPEN },
-	{ "cut", required_argument, NULL, OPT_CUT },
-	{ "run", required_argument, NULL, OPT_RUN },
-	{ "cpus", required_argument, NULL, 'c' },
-	{ "migrate", required_argument, NULL, OPT_MIGRATE },
-	{ "noise", required_argument, NULL, OPT_NOISE },
-	{ "guest-idle", no_argument, NULL, OPT_GIDLE },
-	{ "lost", required_argument, NULL, OPT_LOST },
-	{ "formats", required_argument, NULL, OPT_FORMATS },
-	{ "start", required_argument, NULL, OPT_START },
-	{ "release", required_argument, NULL, OPT_RELEASE },
-	{ "vm-names", required_argument, NULL, OPT_NAMES },
-	{ "tid-base", required_argument, NULL, OPT_TID_BASE },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	TOOL_ARG("vcpus", 'v'), TOOL_ARG("vms", 'V'), TOOL_ARG("halts", 'H'),
+	TOOL_ARG("gaps", 'g'), TOOL_ARG("seed", 's'), TOOL_ARG("halt-poll-ns", 'm'),
+	TOOL_ARG("vm-halt-poll-ns", OPT_VMM), TOOL_ARG("grow", OPT_GROW),
+	TOOL_ARG("grow-start", OPT_GROW_START), TOOL_ARG("shrink", OPT_SHRINK),
+	TOOL_ARG("delta", 'd'), TOOL_ARG("delta-spread", OPT_SPREAD),
+	TOOL_FLAG("waking", OPT_WAKING), TOOL_FLAG("open-loop", OPT_OPEN),
+	TOOL_ARG("cut", OPT_CUT), TOOL_ARG("run", OPT_RUN), TOOL_ARG("cpus", 'c'),
+	TOOL_ARG("migrate", OPT_MIGRATE), TOOL_ARG("noise", OPT_NOISE),
+	TOOL_FLAG("guest-idle", OPT_GIDLE), TOOL_ARG("lost", OPT_LOST),
+	TOOL_ARG("formats", OPT_FORMATS), TOOL_ARG("start", OPT_START),
+	TOOL_ARG("release", OPT_RELEASE), TOOL_ARG("vm-names", OPT_NAMES),
+	TOOL_ARG("tid-base", OPT_TID_BASE), TOOL_FLAG("help", 'h'), TOOL_OPTS_END,
 };
 
 static void sy_opt(struct sy_opts *o, int c, const char *a)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tool_opts.h"
 #include "../../lib/sys/handover.h"
 #include "../../lib/sys/workload.h"
 #include "../../lib/units.h"
@@ -134,25 +135,13 @@ static int wl_pinning(struct wl_opts *o)
 static int wl_parse(int argc, char **argv, struct wl_opts *o)
 {
 	static const struct option lopts[] = {
-		{ "vms", required_argument, NULL, 'n' },
-		{ "halts", required_argument, NULL, 'H' },
-		{ "gaps", required_argument, NULL, 'g' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "halt-poll-ns", required_argument, NULL, 'p' },
-		{ "waker-cpu", required_argument, NULL, 'w' },
-		{ "vcpu-cpus", required_argument, NULL, 'c' },
-		{ "no-pin", no_argument, NULL, 'P' },
-		{ "fork", no_argument, NULL, 'f' },
-		{ "comm", required_argument, NULL, 'C' },
-		{ "stall", required_argument, NULL, 'S' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "name", required_argument, NULL, 'N' },
-		{ "id", required_argument, NULL, 'N' },
-		{ "vmm", required_argument, NULL, 'V' },
-		{ "check", no_argument, NULL, 'K' },
-		{ "handovers", no_argument, NULL, 'O' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		TOOL_ARG("vms", 'n'), TOOL_ARG("halts", 'H'), TOOL_ARG("gaps", 'g'),
+		TOOL_ARG("seed", 's'), TOOL_ARG("halt-poll-ns", 'p'),
+		TOOL_ARG("waker-cpu", 'w'), TOOL_ARG("vcpu-cpus", 'c'),
+		TOOL_FLAG("no-pin", 'P'), TOOL_FLAG("fork", 'f'), TOOL_ARG("comm", 'C'),
+		TOOL_ARG("stall", 'S'), TOOL_ARG("output", 'o'), TOOL_ARG("name", 'N'),
+		TOOL_ARG("id", 'N'), TOOL_ARG("vmm", 'V'), TOOL_FLAG("check", 'K'),
+		TOOL_FLAG("handovers", 'O'), TOOL_FLAG("help", 'h'), TOOL_OPTS_END,
 	};
 	struct hs_error err;
 	uint64_t v;

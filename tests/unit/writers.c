@@ -32,43 +32,24 @@ static char *findings[] = { finding0 };
 
 static void stats_fill(struct hs_halt_stats *s)
 {
-	memset(s, 0, sizeof(*s));
-	s->halts = 7;
-	s->poll_hits = 4;
-	s->waits = 3;
-	s->poll_misses = 2;
-	s->nopoll_waits = 1;
-	s->invalid = 0;
-	s->sum_ns = 4 * 1000 + 3 * 300000;
-	s->min_ns = 0;
-	s->max_ns = 300000;
-	s->mean_ns = (double)s->sum_ns / 7;
-	s->p50_ns = 1000;
-	s->p90_ns = 300000;
-	s->p99_ns = 300000;
-	s->p999_ns = 300000;
-	s->hit_rate = 4.0 / 7;
-	s->poll_ns = 4 * 1000 + 2 * 200000;
-	s->halts_per_s = 3.5;
-	s->grows = 5;
-	s->shrinks = 4;
-	s->flaps = 3;
-	s->window_mean_ns = 123456.5;
-	s->window_last_ns = 200000;
+	*s = (struct hs_halt_stats){
+		.halts = 7, .poll_hits = 4, .waits = 3, .poll_misses = 2, .nopoll_waits = 1,
+		.sum_ns = 4 * 1000 + 3 * 300000, .max_ns = 300000,
+		.mean_ns = (4 * 1000 + 3 * 300000) / 7.0,
+		.p50_ns = 1000, .p90_ns = 300000, .p99_ns = 300000, .p999_ns = 300000,
+		.hit_rate = 4.0 / 7, .poll_ns = 4 * 1000 + 2 * 200000, .halts_per_s = 3.5,
+		.grows = 5, .shrinks = 4, .flaps = 3,
+		.window_mean_ns = 123456.5, .window_last_ns = 200000,
+	};
 }
 
 static void whatif_fill(struct hs_whatif_row *w, unsigned int *n)
 {
-	memset(w, 0, sizeof(*w) * 2);
-	w[0].halt_poll_ns = 0;
-	w[0].halts = 7;
-	w[0].hit_rate = 0;
-	w[1].halt_poll_ns = 200000;
-	w[1].halts = 7;
-	w[1].hits = 4;
-	w[1].hit_rate = 4.0 / 7;
-	w[1].poll_cpu_s = 0.000404;
-	w[1].poll_cpu_pct = NAN;	/* must come out as null */
+	w[0] = (struct hs_whatif_row){ .halt_poll_ns = 0, .halts = 7 };
+	/* poll_cpu_pct NAN must come out as null */
+	w[1] = (struct hs_whatif_row){ .halt_poll_ns = 200000, .halts = 7, .hits = 4,
+				       .hit_rate = 4.0 / 7, .poll_cpu_s = 0.000404,
+				       .poll_cpu_pct = NAN };
 	*n = 2;
 }
 
