@@ -277,6 +277,14 @@ if others_share "$HALTSTAT" replay -i r0.dat --settings 50000,200000,400000 --ru
 	done
 	check_eq replay-kvm-halts "True" "$(jget rp.json 'all(s["total"]["measured"]["halts"] == s["total"]["halts"] for s in d["settings"])')"
 	schema_check replay-kvm-schema rp.json
+	# this host's wake-up overhead, measured before the runs: ordered
+	# quantiles, and near the timed waits' median the same host recorded
+	# seconds before (within a factor 2: a nested host's wakes come in bursts)
+	here=$(jget rp.json '" ".join("%d/%d" % (v["wake_overhead_here"]["p50_ns"], v["wake_overhead_ns"]) for v in d["vcpus"])')
+	echo "# wake-up overhead here/recorded (ns): $here"
+	check_eq replay-kvm-overhead-here True "$(jget rp.json 'all((lambda h, r: h["waits"] >= 100 and h["p10_ns"] <= h["p50_ns"] <= h["p90_ns"] <= h["p99_ns"] and r / 2 <= h["p50_ns"] <= 2 * r)(v["wake_overhead_here"], v["wake_overhead_ns"]) for v in d["vcpus"])')"
+	"$HALTSTAT" replay -i r0.dat --settings 200000 --predict-only --json >rpp.json 2>/dev/null
+	check_eq replay-predict-only-overhead-unmeasured True "$(jget rpp.json 'all(v["wake_overhead_here"] is None for v in d["vcpus"])')"
 	# steal of the vCPUs' CPUs read for every run (/proc/stat)
 	check_eq replay-kvm-steal "True" "$(jget rp.json 'all(s["total"]["measured"]["steal_share"] is not None and 0 <= s["total"]["measured"]["steal_share"]["mean"] <= 1 for s in d["settings"])')"
 	# hand-overs counted in every run: a share of the halts per setting

@@ -64,6 +64,22 @@ static json_t *rj_figures(struct hs_jw *j, const struct hs_replay *r, const stru
 	return o;
 }
 
+static json_t *rj_overhead_here(struct hs_jw *j, const struct hs_replay_vcpu *v)
+{
+	const unsigned int q = HS_REPLAY_OVERHEAD_Q;
+	json_t *o;
+
+	if (!v->host_waits)
+		return json_null();
+	o = json_object();
+	hs_jw_put(j, o, "waits", hs_jw_u64(v->host_waits));
+	hs_jw_put(j, o, "p10_ns", hs_jw_u64(v->host_overhead_ns[q / 10]));
+	hs_jw_put(j, o, "p50_ns", hs_jw_u64(v->host_overhead_ns[q / 2]));
+	hs_jw_put(j, o, "p90_ns", hs_jw_u64(v->host_overhead_ns[q * 9 / 10]));
+	hs_jw_put(j, o, "p99_ns", hs_jw_u64(v->host_overhead_ns[q - 1]));
+	return o;
+}
+
 static json_t *rj_vcpu(struct hs_jw *j, const struct hs_replay_vcpu *v)
 {
 	json_t *o = json_object();
@@ -74,6 +90,7 @@ static json_t *rj_vcpu(struct hs_jw *j, const struct hs_replay_vcpu *v)
 	hs_jw_put(j, o, "halts_replayed", hs_jw_u64(v->ngaps));
 	hs_jw_put(j, o, "gaps_s", hs_jw_num(v->gaps_sum_ns / 1e9));
 	hs_jw_put(j, o, "wake_overhead_ns", hs_jw_u64(v->wake_overhead_ns));
+	hs_jw_put(j, o, "wake_overhead_here", rj_overhead_here(j, v));
 	hs_jw_put(j, o, "cpu", v->cpu < 0 ? json_null() : json_integer(v->cpu));
 	return o;
 }

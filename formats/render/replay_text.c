@@ -36,10 +36,23 @@ static void rt_header(FILE *out, const struct hs_replay *r, const char *src, con
 			"wake-up overhead %.1f us", pre, v, rv->comm[0] ? rv->comm : "?", rv->tid,
 			(unsigned long long)rv->ngaps, (unsigned long long)rv->halts_recorded,
 			rv->gaps_sum_ns / 1e9, rv->wake_overhead_ns / 1e3);
+		if (rv->host_waits)
+			fprintf(out, ", here %.1f us (%.1f-%.1f)",
+				rv->host_overhead_ns[HS_REPLAY_OVERHEAD_Q / 2] / 1e3,
+				rv->host_overhead_ns[HS_REPLAY_OVERHEAD_Q / 10] / 1e3,
+				rv->host_overhead_ns[HS_REPLAY_OVERHEAD_Q * 9 / 10] / 1e3);
 		if (rv->cpu >= 0)
 			fprintf(out, ", CPU %d", rv->cpu);
 		fputc('\n', out);
 	}
+}
+
+static bool rt_overhead_here(const struct hs_replay *r)
+{
+	for (unsigned int v = 0; v < r->nvcpus; v++)
+		if (r->vcpus[v].host_waits)
+			return true;
+	return false;
 }
 
 /* width 0: the last column, not padded */
@@ -130,6 +143,10 @@ int hs_replay_write_text(FILE *out, const struct hs_replay *r, const char *sourc
 	fprintf(out, "%s\n%sp: predicted by the what-if over the same times to wake; interval: "
 		"replayed at the low and high end of the wake-up overhead and with perturbed times "
 		"to wake, with the sampling spread.", pre, pre);
+	if (rt_overhead_here(r))
+		fprintf(out, " The wake-up overhead is this host's (\"here\": a wait's wake latency "
+			"at window 0, over the first recorded gaps, less a poll hit's, measured "
+			"before the runs), its range moved with it.");
 	if (r->ran)
 		fprintf(out, " Measured: KVM statistics (halt_successful_poll over the halts, "
 			"halt_poll_success_ns + halt_poll_fail_ns), mean over %u runs; %.1f s in VMs. "

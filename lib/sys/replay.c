@@ -3,8 +3,10 @@
  * haltstat replay (see replay.h). The prediction runs lib/sim.c over
  * exactly the times to wake replayed, with the what-if's own parameters,
  * from a zero window as a fresh VM starts, so predicted and measured cover
- * the same halts. Measured hits and polling CPU come from the vCPU's
- * binary statistics (halt_successful_poll, halt_poll_success_ns +
+ * the same halts, and with this host's wake-up overhead, measured before
+ * the runs (a nested host may wake a vCPU three times slower than the
+ * recording's did, which moves a cliff). Measured hits and polling CPU
+ * come from the vCPU's binary statistics (halt_successful_poll, halt_poll_success_ns +
  * halt_poll_fail_ns), so no tracing is needed (doc/INTERNALS.md,
  * "haltstat replay: predicted against measured").
  */
@@ -156,6 +158,30 @@ static int replay_pick_vcpus(struct hs_replay *r, const struct hs_account *acct,
 	return 0;
 }
 
+static void replay_sim_gaps(struct hs_sim *sim, const struct hs_sim_params *p,
+			    const struct hs_replay_vcpu *rv)
+{
+	hs_sim_init(sim, p);
+	/* valid is always set on x86; the kept sequence does not carry it */
+	for (uint64_t i = 0; i < rv->ngaps; i++)
+		hs_sim_halt(sim, rv->gaps[i], true, NULL);
+}
+
+/*
+ * Measured here: this host's median overhead in place of the recording's,
+ * and the interval's overhead range moved with it.
+ */
+static void replay_host_overhead(const struct hs_replay_vcpu *rv, struct hs_sim_params *p,
+				 uint64_t *lo, uint64_t *hi)
+{
+	uint64_t here = rv->host_overhead_ns[HS_REPLAY_OVERHEAD_Q / 2];
+	int64_t d = (int64_t)here - (int64_t)p->wake_overhead_ns;
+
+	p->wake_overhead_ns = here;
+	*lo = (int64_t)*lo + d > 0 ? (uint64_t)((int64_t)*lo + d) : 0;
+	*hi = (int64_t)*hi + d > 0 ? (uint64_t)((int64_t)*hi + d) : 0;
+}
+
 static void replay_predict_one(struct hs_replay_figures *f, const struct hs_replay_vcpu *rv,
 			       uint64_t setting, double stolen)
 {
@@ -164,17 +190,17 @@ static void replay_predict_one(struct hs_replay_figures *f, const struct hs_repl
 	uint64_t lo, hi;
 
 	hs_whatif_sim_params(rv->whatif, setting, &p);
-	hs_sim_init(&sim, &p);
-	/* valid is always set on x86; the kept sequence does not carry it */
-	for (uint64_t i = 0; i < rv->ngaps; i++)
-		hs_sim_halt(&sim, rv->gaps[i], true, NULL);
+	hs_whatif_wake_overhead_range(rv->whatif, &lo, &hi);
+	if (rv->host_waits)
+		replay_host_overhead(rv, &p, &lo, &hi);
+	replay_sim_gaps(&sim, &p, rv);
 	f->halts = sim.halts;
 	f->pred_hits = sim.hits;
 	f->pred_hit_rate = sim.halts ? (double)sim.hits / sim.halts : 0;
 	f->pred_poll_cpu_s = sim.poll_ns / 1e9;
-	hs_whatif_wake_overhead_range(rv->whatif, &lo, &hi);
 	hs_whatif_iv_gaps(&p, lo, hi, rv->gaps, rv->ngaps, &f->pred_hit_rate_low,
 			  &f->pred_hit_rate_high, &f->pred_poll_cpu_s_low, &f->pred_poll_cpu_s_high);
+	f->pred_hit_rate_stolen = 0;
 	if (stolen > 0) {
 		f->pred_hit_rate_stolen = stolen * f->pred_hit_rate;
 		if (f->pred_hit_rate_stolen > f->pred_hit_rate_low)
@@ -186,6 +212,8 @@ static void replay_predict_one(struct hs_replay_figures *f, const struct hs_repl
 
 static void replay_predict(struct hs_replay *r)
 {
+	memset(r->cells, 0, (size_t)r->nsettings * r->nvcpus * sizeof(*r->cells));
+	memset(r->totals, 0, r->nsettings * sizeof(*r->totals));
 	for (unsigned int s = 0; s < r->nsettings; s++) {
 		struct hs_replay_figures *t = &r->totals[s];
 
@@ -557,6 +585,108 @@ static int replay_setting(struct hs_replay *r, unsigned int s, struct hs_workloa
 	return 0;
 }
 
+/* ---- this host's wake-up overhead ---- */
+
+#define REPLAY_CAL_HIT_GAP_NS	50000ull	/* short enough to hit at ... */
+#define REPLAY_CAL_HIT_WINDOW	1000000		/* ... this window, once grown */
+#define REPLAY_CAL_HALTS	2000ull
+#define REPLAY_CAL_WAIT_NS	500000000ull	/* of recorded gaps at window 0 */
+#define REPLAY_CAL_MIN_WAITS	100
+
+/* The q-quantile of a latency histogram (1 us bins), in ns at the bin's middle. */
+static uint64_t replay_lat_quantile(const uint32_t *h, uint64_t n, double q)
+{
+	uint64_t want = (uint64_t)(q * (double)n), seen = 0;
+
+	for (unsigned int b = 0; b < HS_WORKLOAD_LAT_BINS; b++) {
+		seen += h[b];
+		if (seen > want)
+			return b * 1000ull + 500;
+	}
+	return HS_WORKLOAD_LAT_BINS * 1000ull;
+}
+
+static uint64_t replay_lat_count(const uint32_t *h)
+{
+	uint64_t n = 0;
+
+	for (unsigned int b = 0; b < HS_WORKLOAD_LAT_BINS; b++)
+		n += h[b];
+	return n;
+}
+
+/* The first recorded gaps, up to REPLAY_CAL_HALTS of them or REPLAY_CAL_WAIT_NS in all. */
+static uint64_t replay_cal_waits(const struct hs_replay_vcpu *rv)
+{
+	uint64_t n = 0, sum = 0;
+
+	while (n < rv->ngaps && n < REPLAY_CAL_HALTS && sum < REPLAY_CAL_WAIT_NS)
+		sum += rv->gaps[n++];
+	return n;
+}
+
+/* One calibration run: every vCPU's gaps (hits: the fixed short ones) at one window. */
+static int replay_cal_run(struct hs_replay *r, const struct hs_workload_params *p,
+			  struct hs_gap_seq *cs, int64_t *poll, const uint64_t *hit_gaps,
+			  struct hs_workload_vm *vms, struct hs_error *err)
+{
+	struct hs_workload_params cp = *p;
+	uint64_t wall;
+
+	for (unsigned int v = 0; v < r->nvcpus; v++) {
+		cs[v].ns = hit_gaps ? hit_gaps : r->vcpus[v].gaps;
+		cs[v].n = hit_gaps ? REPLAY_CAL_HALTS : replay_cal_waits(&r->vcpus[v]);
+		poll[v] = hit_gaps ? REPLAY_CAL_HIT_WINDOW : 0;
+	}
+	cp.seqs = cs;
+	return hs_workload_run(&cp, vms, &wall, err);
+}
+
+/*
+ * A wait's cost past a poll hit on this host, per vCPU on its own CPU: the
+ * wake latency the waker sees with every halt waiting (window 0, the
+ * recorded gaps) less its median with every halt polled (a wide window, a
+ * short gap); the guest's own part of the latency is in both.
+ */
+static int replay_calibrate(struct hs_replay *r, const struct hs_workload_params *p,
+			    int64_t *poll, struct hs_workload_vm *vms, struct hs_error *err)
+{
+	struct hs_gap_seq *cs = calloc(r->nvcpus, sizeof(*cs));
+	uint64_t *hit_gaps = malloc(REPLAY_CAL_HALTS * sizeof(*hit_gaps));
+	uint64_t *hit_ns = calloc(r->nvcpus, sizeof(*hit_ns));
+	int ret = 0;
+
+	if (!cs || !hit_gaps || !hit_ns)
+		ret = hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
+	for (uint64_t i = 0; !ret && i < REPLAY_CAL_HALTS; i++)
+		hit_gaps[i] = REPLAY_CAL_HIT_GAP_NS;
+	if (!ret)
+		ret = replay_cal_run(r, p, cs, poll, hit_gaps, vms, err);
+	for (unsigned int v = 0; !ret && v < r->nvcpus; v++)
+		hit_ns[v] = replay_lat_quantile(vms[v].wake_lat_us,
+						replay_lat_count(vms[v].wake_lat_us), 0.5);
+	if (!ret)
+		ret = replay_cal_run(r, p, cs, poll, NULL, vms, err);
+	for (unsigned int v = 0; !ret && v < r->nvcpus; v++) {
+		struct hs_replay_vcpu *rv = &r->vcpus[v];
+		uint64_t n = replay_lat_count(vms[v].wake_lat_us);
+
+		if (n < REPLAY_CAL_MIN_WAITS)
+			continue;
+		rv->host_waits = n;
+		for (unsigned int k = 0; k < HS_REPLAY_OVERHEAD_Q; k++) {
+			uint64_t w = replay_lat_quantile(vms[v].wake_lat_us, n,
+							 (k + 0.5) / HS_REPLAY_OVERHEAD_Q);
+
+			rv->host_overhead_ns[k] = w > hit_ns[v] ? w - hit_ns[v] : 0;
+		}
+	}
+	free(hit_ns);
+	free(hit_gaps);
+	free(cs);
+	return ret;
+}
+
 /* Room for every CPU's times; without it (or /proc/stat) steal stays unknown. */
 static void replay_steal_alloc(struct hs_replay *r)
 {
@@ -611,6 +741,9 @@ int hs_replay_run(struct hs_replay *r, struct hs_error *err)
 		ret = hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
 	} else {
 		replay_params(r, &p, seqs, poll, cpus);
+		ret = replay_calibrate(r, &p, poll, vms, err);
+		if (!ret)
+			replay_predict(r);
 		for (unsigned int s = 0; !ret && s < r->nsettings; s++)
 			ret = replay_setting(r, s, &p, poll, &sm, vms, err);
 		r->ran = !ret;

@@ -38,6 +38,7 @@ struct hs_workload_params {
 };
 
 #define HS_WORKLOAD_MAX_HALTS 4000000000ull
+#define HS_WORKLOAD_LAT_BINS 2048	/* 1 us each; the last holds the longer ones */
 
 struct hs_workload_vm {
 	int pid;			/* process holding the VM */
@@ -55,6 +56,13 @@ struct hs_workload_vm {
 	bool kvm_stats;
 	uint64_t halt_attempted_poll, halt_successful_poll, halt_poll_invalid;
 	uint64_t halt_poll_success_ns, halt_poll_fail_ns, halt_wait_ns;
+	/*
+	 * Added: per wake, from the waker raising the interrupt to the guest
+	 * counting its next halt, in 1 us bins: the wake's latency as the
+	 * guest sees it, a poll hit's or a wait's (haltstat replay tells the
+	 * two apart by running at window 0 and at a wide one).
+	 */
+	uint32_t wake_lat_us[HS_WORKLOAD_LAT_BINS];
 };
 
 /* 0 when /dev/kvm can create VMs; else HS_ERR_KVM with the reason. */

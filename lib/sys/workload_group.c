@@ -121,6 +121,7 @@ static void kl_vm_init(struct kl_vm *vm, const struct hs_workload_params *p, uns
 	atomic_init(&vm->stop, false);
 	out->pid = getpid();
 	out->tid = 0;
+	memset(out->wake_lat_us, 0, sizeof(out->wake_lat_us));
 }
 
 static int kl_set_comm(const char *name, struct hs_error *err)

@@ -49,6 +49,7 @@ struct kl_vm {
 	/* waker-side state */
 	uint32_t seen;
 	uint64_t deadline;
+	uint64_t irq_ts;		/* when the waker raised the interrupt, 0 none pending */
 	bool armed;
 	bool done;
 	/* shared with the vCPU thread */

@@ -42,6 +42,14 @@ static int kl_irq0(struct kl_vm *vm, struct hs_error *err)
 	return 0;
 }
 
+static void kl_wake_latency(struct kl_vm *vm, uint64_t now)
+{
+	uint64_t us = (now - vm->irq_ts) / 1000;
+
+	vm->out->wake_lat_us[us < HS_WORKLOAD_LAT_BINS ? us : HS_WORKLOAD_LAT_BINS - 1]++;
+	vm->irq_ts = 0;
+}
+
 /*
  * One look at one VM. HS_ERR_RUNTIME on error, else HS_OK; sets *busy while the VM
  * needs watching closely and lowers *next to its next deadline.
@@ -58,6 +66,8 @@ static int kl_waker_step(struct kl_group *g, struct kl_vm *vm, uint64_t now,
 	}
 	seq = kl_seq(vm);
 	if (seq != vm->seen) {
+		if (vm->irq_ts)
+			kl_wake_latency(vm, now);
 		vm->seen = seq;
 		*progress = true;
 		vm->armed = seq <= vm->limit;
@@ -80,6 +90,7 @@ static int kl_waker_step(struct kl_group *g, struct kl_vm *vm, uint64_t now,
 	}
 	vm->armed = false;
 	*busy = true;
+	vm->irq_ts = now;
 	return kl_irq0(vm, &g->err) ? -1 : 0;
 }
 
