@@ -66,17 +66,17 @@ static json_t *rj_figures(struct hs_jw *j, const struct hs_replay *r, const stru
 
 static json_t *rj_overhead_here(struct hs_jw *j, const struct hs_replay_vcpu *v)
 {
-	const unsigned int q = HS_REPLAY_OVERHEAD_Q;
+	const unsigned int q = HS_OVERHEAD_Q;
 	json_t *o;
 
-	if (!v->host_waits)
+	if (!v->host.waits)
 		return json_null();
 	o = json_object();
-	hs_jw_put(j, o, "waits", hs_jw_u64(v->host_waits));
-	hs_jw_put(j, o, "p10_ns", hs_jw_u64(v->host_overhead_ns[q / 10]));
-	hs_jw_put(j, o, "p50_ns", hs_jw_u64(v->host_overhead_ns[q / 2]));
-	hs_jw_put(j, o, "p90_ns", hs_jw_u64(v->host_overhead_ns[q * 9 / 10]));
-	hs_jw_put(j, o, "p99_ns", hs_jw_u64(v->host_overhead_ns[q - 1]));
+	hs_jw_put(j, o, "waits", hs_jw_u64(v->host.waits));
+	hs_jw_put(j, o, "p10_ns", hs_jw_u64(v->host.ns[q / 10]));
+	hs_jw_put(j, o, "p50_ns", hs_jw_u64(v->host.ns[q / 2]));
+	hs_jw_put(j, o, "p90_ns", hs_jw_u64(v->host.ns[q * 9 / 10]));
+	hs_jw_put(j, o, "p99_ns", hs_jw_u64(v->host.ns[q - 1]));
 	return o;
 }
 

@@ -36,11 +36,11 @@ static void rt_header(FILE *out, const struct hs_replay *r, const char *src, con
 			"wake-up overhead %.1f us", pre, v, rv->comm[0] ? rv->comm : "?", rv->tid,
 			(unsigned long long)rv->ngaps, (unsigned long long)rv->halts_recorded,
 			rv->gaps_sum_ns / 1e9, rv->wake_overhead_ns / 1e3);
-		if (rv->host_waits)
+		if (rv->host.waits)
 			fprintf(out, ", here %.1f us (%.1f-%.1f)",
-				rv->host_overhead_ns[HS_REPLAY_OVERHEAD_Q / 2] / 1e3,
-				rv->host_overhead_ns[HS_REPLAY_OVERHEAD_Q / 10] / 1e3,
-				rv->host_overhead_ns[HS_REPLAY_OVERHEAD_Q * 9 / 10] / 1e3);
+				rv->host.ns[HS_OVERHEAD_Q / 2] / 1e3,
+				rv->host.ns[HS_OVERHEAD_Q / 10] / 1e3,
+				rv->host.ns[HS_OVERHEAD_Q * 9 / 10] / 1e3);
 		if (rv->cpu >= 0)
 			fprintf(out, ", CPU %d", rv->cpu);
 		fputc('\n', out);
@@ -50,7 +50,7 @@ static void rt_header(FILE *out, const struct hs_replay *r, const char *src, con
 static bool rt_overhead_here(const struct hs_replay *r)
 {
 	for (unsigned int v = 0; v < r->nvcpus; v++)
-		if (r->vcpus[v].host_waits)
+		if (r->vcpus[v].host.waits)
 			return true;
 	return false;
 }

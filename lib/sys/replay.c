@@ -174,7 +174,7 @@ static void replay_sim_gaps(struct hs_sim *sim, const struct hs_sim_params *p,
 static void replay_host_overhead(const struct hs_replay_vcpu *rv, struct hs_sim_params *p,
 				 uint64_t *lo, uint64_t *hi)
 {
-	uint64_t here = rv->host_overhead_ns[HS_REPLAY_OVERHEAD_Q / 2];
+	uint64_t here = rv->host.ns[HS_OVERHEAD_Q / 2];
 	int64_t d = (int64_t)here - (int64_t)p->wake_overhead_ns;
 
 	p->wake_overhead_ns = here;
@@ -191,7 +191,7 @@ static void replay_predict_one(struct hs_replay_figures *f, const struct hs_repl
 
 	hs_whatif_sim_params(rv->whatif, setting, &p);
 	hs_whatif_wake_overhead_range(rv->whatif, &lo, &hi);
-	if (rv->host_waits)
+	if (rv->host.waits)
 		replay_host_overhead(rv, &p, &lo, &hi);
 	replay_sim_gaps(&sim, &p, rv);
 	f->halts = sim.halts;
@@ -585,105 +585,22 @@ static int replay_setting(struct hs_replay *r, unsigned int s, struct hs_workloa
 	return 0;
 }
 
-/* ---- this host's wake-up overhead ---- */
-
-#define REPLAY_CAL_HIT_GAP_NS	50000ull	/* short enough to hit at ... */
-#define REPLAY_CAL_HIT_WINDOW	1000000		/* ... this window, once grown */
-#define REPLAY_CAL_HALTS	2000ull
-#define REPLAY_CAL_WAIT_NS	500000000ull	/* of recorded gaps at window 0 */
-#define REPLAY_CAL_MIN_WAITS	100
-
-/* The q-quantile of a latency histogram (1 us bins), in ns at the bin's middle. */
-static uint64_t replay_lat_quantile(const uint32_t *h, uint64_t n, double q)
+/* This host's wake-up overhead per vCPU, then the predictions made again with it. */
+static int replay_host_overhead_measure(struct hs_replay *r, const struct hs_workload_params *p,
+					const struct hs_gap_seq *seqs, int64_t *poll,
+					struct hs_workload_vm *vms, struct hs_error *err)
 {
-	uint64_t want = (uint64_t)(q * (double)n), seen = 0;
+	struct hs_host_overhead *o = calloc(r->nvcpus, sizeof(*o));
+	int ret;
 
-	for (unsigned int b = 0; b < HS_WORKLOAD_LAT_BINS; b++) {
-		seen += h[b];
-		if (seen > want)
-			return b * 1000ull + 500;
-	}
-	return HS_WORKLOAD_LAT_BINS * 1000ull;
-}
-
-static uint64_t replay_lat_count(const uint32_t *h)
-{
-	uint64_t n = 0;
-
-	for (unsigned int b = 0; b < HS_WORKLOAD_LAT_BINS; b++)
-		n += h[b];
-	return n;
-}
-
-/* The first recorded gaps, up to REPLAY_CAL_HALTS of them or REPLAY_CAL_WAIT_NS in all. */
-static uint64_t replay_cal_waits(const struct hs_replay_vcpu *rv)
-{
-	uint64_t n = 0, sum = 0;
-
-	while (n < rv->ngaps && n < REPLAY_CAL_HALTS && sum < REPLAY_CAL_WAIT_NS)
-		sum += rv->gaps[n++];
-	return n;
-}
-
-/* One calibration run: every vCPU's gaps (hits: the fixed short ones) at one window. */
-static int replay_cal_run(struct hs_replay *r, const struct hs_workload_params *p,
-			  struct hs_gap_seq *cs, int64_t *poll, const uint64_t *hit_gaps,
-			  struct hs_workload_vm *vms, struct hs_error *err)
-{
-	struct hs_workload_params cp = *p;
-	uint64_t wall;
-
-	for (unsigned int v = 0; v < r->nvcpus; v++) {
-		cs[v].ns = hit_gaps ? hit_gaps : r->vcpus[v].gaps;
-		cs[v].n = hit_gaps ? REPLAY_CAL_HALTS : replay_cal_waits(&r->vcpus[v]);
-		poll[v] = hit_gaps ? REPLAY_CAL_HIT_WINDOW : 0;
-	}
-	cp.seqs = cs;
-	return hs_workload_run(&cp, vms, &wall, err);
-}
-
-/*
- * A wait's cost past a poll hit on this host, per vCPU on its own CPU: the
- * wake latency the waker sees with every halt waiting (window 0, the
- * recorded gaps) less its median with every halt polled (a wide window, a
- * short gap); the guest's own part of the latency is in both.
- */
-static int replay_calibrate(struct hs_replay *r, const struct hs_workload_params *p,
-			    int64_t *poll, struct hs_workload_vm *vms, struct hs_error *err)
-{
-	struct hs_gap_seq *cs = calloc(r->nvcpus, sizeof(*cs));
-	uint64_t *hit_gaps = malloc(REPLAY_CAL_HALTS * sizeof(*hit_gaps));
-	uint64_t *hit_ns = calloc(r->nvcpus, sizeof(*hit_ns));
-	int ret = 0;
-
-	if (!cs || !hit_gaps || !hit_ns)
-		ret = hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
-	for (uint64_t i = 0; !ret && i < REPLAY_CAL_HALTS; i++)
-		hit_gaps[i] = REPLAY_CAL_HIT_GAP_NS;
-	if (!ret)
-		ret = replay_cal_run(r, p, cs, poll, hit_gaps, vms, err);
+	if (!o)
+		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
+	ret = hs_host_overhead_measure(p, seqs, poll, vms, o, err);
 	for (unsigned int v = 0; !ret && v < r->nvcpus; v++)
-		hit_ns[v] = replay_lat_quantile(vms[v].wake_lat_us,
-						replay_lat_count(vms[v].wake_lat_us), 0.5);
+		r->vcpus[v].host = o[v];
+	free(o);
 	if (!ret)
-		ret = replay_cal_run(r, p, cs, poll, NULL, vms, err);
-	for (unsigned int v = 0; !ret && v < r->nvcpus; v++) {
-		struct hs_replay_vcpu *rv = &r->vcpus[v];
-		uint64_t n = replay_lat_count(vms[v].wake_lat_us);
-
-		if (n < REPLAY_CAL_MIN_WAITS)
-			continue;
-		rv->host_waits = n;
-		for (unsigned int k = 0; k < HS_REPLAY_OVERHEAD_Q; k++) {
-			uint64_t w = replay_lat_quantile(vms[v].wake_lat_us, n,
-							 (k + 0.5) / HS_REPLAY_OVERHEAD_Q);
-
-			rv->host_overhead_ns[k] = w > hit_ns[v] ? w - hit_ns[v] : 0;
-		}
-	}
-	free(hit_ns);
-	free(hit_gaps);
-	free(cs);
+		replay_predict(r);
 	return ret;
 }
 
@@ -741,9 +658,7 @@ int hs_replay_run(struct hs_replay *r, struct hs_error *err)
 		ret = hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
 	} else {
 		replay_params(r, &p, seqs, poll, cpus);
-		ret = replay_calibrate(r, &p, poll, vms, err);
-		if (!ret)
-			replay_predict(r);
+		ret = replay_host_overhead_measure(r, &p, seqs, poll, vms, err);
 		for (unsigned int s = 0; !ret && s < r->nsettings; s++)
 			ret = replay_setting(r, s, &p, poll, &sm, vms, err);
 		r->ran = !ret;

@@ -8,6 +8,7 @@
 
 #include "../account.h"
 #include "../error.h"
+#include "replay_overhead.h"
 
 struct hs_cpu_time;
 
@@ -25,7 +26,6 @@ struct hs_cpu_time;
 #define HS_REPLAY_DEFAULT_RUNS		3
 #define HS_REPLAY_DEFAULT_MAX_HALTS	20000
 #define HS_REPLAY_MAX_HALTS		10000000ull
-#define HS_REPLAY_OVERHEAD_Q		64	/* quantiles of this host's wake-up overhead */
 
 extern const uint64_t hs_replay_default_settings[];
 extern const unsigned int hs_replay_default_nsettings;
@@ -106,18 +106,16 @@ struct hs_replay_vcpu {
 	uint64_t wake_overhead_ns;	/* the what-if's estimate */
 	int cpu;			/* pinned to, -1 not pinned */
 	/*
-	 * This host's wake-up overhead, measured before the runs: what a wait
-	 * costs past a poll hit, per wait, as ascending quantiles (host_waits
-	 * 0: not measured). The recording's host may have woken faster or
+	 * This host's wake-up overhead, measured before the runs (waits 0:
+	 * not measured). The recording's host may have woken faster or
 	 * slower (a nested host wakes an idle vCPU through its hypervisor),
 	 * and KVM's grow/shrink decision sees each wait's whole length, so
-	 * the runs here are predicted with the median in place of the
+	 * the runs here are predicted with its median in place of the
 	 * recording's estimate, the interval's overhead range moved with it.
 	 * (Drawn per wait, independently, the tail shrinks the window far
 	 * more often than the runs do: the slow wakes come in bursts.)
 	 */
-	uint64_t host_waits;
-	uint64_t host_overhead_ns[HS_REPLAY_OVERHEAD_Q];
+	struct hs_host_overhead host;
 };
 
 struct hs_replay {
