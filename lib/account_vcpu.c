@@ -53,6 +53,7 @@ static void account_whatif_opts(const struct hs_account *a, struct hs_whatif_opt
 		wo->grow_start = m->halt_poll_ns_grow_start;
 	if (wo->shrink < 0)
 		wo->shrink = m->halt_poll_ns_shrink;
+	wo->nested_host = hs_meta_nested(m);
 }
 
 static struct hs_vcpu_acct *vcpu_new(const struct hs_account *a, int tid)

@@ -447,9 +447,8 @@ void hs_adv_contention(struct hs_adv_ctx *c)
 void hs_adv_steal(struct hs_adv_ctx *c)
 {
 	const struct hs_meta *m = &c->rep->meta;
-	bool haltpoll = !strcmp(m->cpuidle_driver, "haltpoll");
 
-	if (c->rep->steal_runnable_share < 0 && (m->hypervisor == 1 || haltpoll)) {
+	if (c->rep->steal_runnable_share < 0 && hs_meta_nested(m)) {
 		hs_adv_finding(c->adv, "steal_unknown");
 		hs_adv_say(c, "Steal unknown: this host is itself a guest (%s) and the recording does not say how much of its CPUs' time the hypervisor above took. A wake in stolen time arrives late, mostly past the window, so with steal the hit rates reached are lower than each interval's low end; 'haltstat record' keeps the steal.",
 			   m->hypervisor == 1 ? "its CPUs' hypervisor flag" : "cpuidle driver haltpoll");

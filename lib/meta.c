@@ -22,3 +22,8 @@ void hs_meta_init(struct hs_meta *meta)
 	hs_cpu_steal_init(&meta->steal);
 	meta->lost_known = true;
 }
+
+bool hs_meta_nested(const struct hs_meta *meta)
+{
+	return meta->hypervisor == 1 || !strcmp(meta->cpuidle_driver, "haltpoll");
+}

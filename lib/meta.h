@@ -57,5 +57,7 @@ struct hs_meta {
 };
 
 void hs_meta_init(struct hs_meta *meta);
+/* The recording's host is itself a guest: its CPUs' hypervisor flag, or the haltpoll cpuidle driver (which only loads in a KVM guest). */
+bool hs_meta_nested(const struct hs_meta *meta);
 
 #endif

@@ -311,7 +311,8 @@ static void whatif_choose_models(struct hs_whatif *w)
 	}
 	if (w->iv)
 		hs_whatif_iv_start(w->iv, w->delta, w->delta_lo, w->delta_hi, w->open != NULL,
-				   !w->wake.from_timed);
+				   !w->wake.from_timed,
+				   w->opts.nested_host && d.measured.waits && w->check.p.max_ns == 0);
 }
 
 static void whatif_start_streaming(struct hs_whatif *w)

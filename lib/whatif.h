@@ -26,6 +26,7 @@ struct hs_whatif_opts {
 	enum hs_kernel_era era;
 	int64_t recorded_max_ns;	/* halt_poll_ns at record time, -1 unknown */
 	int64_t grow, grow_start, shrink; /* module values, -1 unknown (era defaults) */
+	bool nested_host;		/* recorded on a host that is itself a guest (hs_meta_nested) */
 	/* Added: keep the first keep_gaps times to wake of the vCPU (haltstat replay); 0 none. */
 	uint64_t keep_gaps;
 };

@@ -57,10 +57,12 @@ void hs_whatif_iv_free(struct hs_whatif_iv *iv);
 /*
  * Before the first halt: the Δ of the point and its range, and the wake
  * model the point replay uses; other_model: a variant replays the other
- * one too (unless the trace refuted it).
+ * one too (unless the trace refuted it); idle_waits: the waits were timed
+ * with polling off, and a variant replays them shorter, as they come with
+ * polling on.
  */
 void hs_whatif_iv_start(struct hs_whatif_iv *iv, uint64_t delta, uint64_t delta_lo,
-			uint64_t delta_hi, bool point_open, bool other_model);
+			uint64_t delta_hi, bool point_open, bool other_model, bool idle_waits);
 /*
  * One recorded halt, replayed by every variant while within HS_WHATIF_IV_HALTS
  * (a timed wait with its own time to wake and overhead in each).
