@@ -112,7 +112,8 @@ void hs_whatif_iv_free(struct hs_whatif_iv *iv)
 }
 
 /* Out of memory for an open-loop variant only drops that variant. */
-static void iv_add(struct hs_whatif_iv *iv, bool open, uint64_t delta, uint32_t seed)
+static void iv_add(struct hs_whatif_iv *iv, bool open, uint64_t delta, uint32_t seed,
+		   uint32_t overhead_pm)
 {
 	struct hs_whatif_variant *v = &iv->var[iv->nvar];
 
@@ -121,6 +122,7 @@ static void iv_add(struct hs_whatif_iv *iv, bool open, uint64_t delta, uint32_t 
 	v->p.wake_overhead_ns = delta;
 	v->delta = delta;
 	v->seed = seed;
+	v->overhead_pm = overhead_pm;
 	if (open) {
 		v->open = malloc(sizeof(*v->open));
 		if (!v->open)
@@ -137,15 +139,13 @@ void hs_whatif_iv_start(struct hs_whatif_iv *iv, uint64_t delta, uint64_t delta_
 			uint64_t delta_hi, bool point_open, bool other_model, bool idle_waits)
 {
 	if (other_model)
-		iv_add(iv, !point_open, delta, 0);
-	iv_add(iv, point_open, delta_lo, 0);
-	iv_add(iv, point_open, delta_hi, 0);
-	iv_add(iv, point_open, delta, 1);
-	iv_add(iv, point_open, delta, 2);
-	if (idle_waits) {
-		iv_add(iv, point_open, delta, 0);
-		iv->var[iv->nvar - 1].overhead_pm = HS_WHATIF_IV_POLLING_WAKE_PM;
-	}
+		iv_add(iv, !point_open, delta, 0, 0);
+	iv_add(iv, point_open, delta_lo, 0, 0);
+	iv_add(iv, point_open, delta_hi, 0, 0);
+	iv_add(iv, point_open, delta, 1, 0);
+	iv_add(iv, point_open, delta, 2, 0);
+	if (idle_waits)
+		iv_add(iv, point_open, delta, 0, HS_WHATIF_IV_POLLING_WAKE_PM);
 }
 
 /*
@@ -184,12 +184,11 @@ void hs_whatif_iv_halt(struct hs_whatif_iv *iv, const struct hs_whatif_rec *r)
 		struct hs_whatif_variant *v = &iv->var[k];
 		uint64_t d = iv_jitter(hs_whatif_rec_ttw(r, v->delta), r->ns, v->seed);
 		uint64_t ovh = hs_whatif_rec_overhead(r, v->delta);
+		uint64_t cut = hs_whatif_cut_at(r->poll_cut, d);
 		struct hs_sim_params own;
 
 		if (v->overhead_pm)
 			ovh = ovh / 1000 * v->overhead_pm + ovh % 1000 * v->overhead_pm / 1000;
-
-		uint64_t cut = hs_whatif_cut_at(r->poll_cut, d);
 
 		if (v->open)
 			hs_whatif_open_halt(v->open, iv->n, d, ovh, r->waited, r->valid, cut);
