@@ -147,7 +147,7 @@ while True:
 near_kvm() { awk -v o="$ours" -v k="$kvm" 'BEGIN { d = o - k; if (d < 0) d = -d; exit !(d <= 0.05 * k || d <= 300) }'; }
 # Three VMs on one CPU: on the project's nested host haltstat counted
 # 4.3-6.2% more than KVM in 9 runs of 2026-12-03 (totals over the same polled
-# halts; 0.988-1.026 the day before), about 500 ns a polled halt that no
+# halts; 0.988-1.026 that morning), about 500 ns a polled halt that no
 # event places. Over the limit it is a skip that says so, a failure with
 # HS_KVM_STRICT=1.
 near_or_known() {
