@@ -281,7 +281,10 @@ void hs_whatif_iv_row(const struct hs_whatif_iv *iv, unsigned int i, struct hs_w
 		  &row->poll_cpu_s_low, &row->poll_cpu_s_high, 0);
 }
 
-/* One closed-loop replay of gaps at p; the point's blocks when spread is set. */
+/*
+ * One closed-loop replay of gaps at p; the point's blocks when spread is
+ * set. valid is always set on x86; a kept sequence does not carry it.
+ */
 static void iv_gaps_run(const struct hs_sim_params *p, const uint64_t *gaps, uint64_t n,
 			uint32_t seed, uint64_t *hits, uint64_t *poll, struct hs_spread *spread)
 {
@@ -298,8 +301,7 @@ static void iv_gaps_run(const struct hs_sim_params *p, const uint64_t *gaps, uin
 }
 
 void hs_whatif_iv_gaps(const struct hs_sim_params *p, uint64_t delta_lo, uint64_t delta_hi,
-		       const uint64_t *gaps, uint64_t n, double *hit_lo, double *hit_hi,
-		       double *poll_lo, double *poll_hi)
+		       const uint64_t *gaps, uint64_t n, struct hs_whatif_gaps_iv *out)
 {
 	const uint64_t deltas[] = { p->wake_overhead_ns, delta_lo, delta_hi,
 				    p->wake_overhead_ns, p->wake_overhead_ns };
@@ -307,7 +309,7 @@ void hs_whatif_iv_gaps(const struct hs_sim_params *p, uint64_t delta_lo, uint64_
 	struct hs_spread spread = { 0 };
 	double pt_rate = 0, pt_poll = 0, rlo, rhi, clo, chi;
 
-	*hit_lo = *hit_hi = *poll_lo = *poll_hi = 0;
+	memset(out, 0, sizeof(*out));
 	if (!n)
 		return;
 	for (unsigned int k = 0; k < 5; k++) {
@@ -319,6 +321,8 @@ void hs_whatif_iv_gaps(const struct hs_sim_params *p, uint64_t delta_lo, uint64_
 		double r = (double)h / n, s = c / 1e9;
 
 		if (!k) {
+			out->hits = h;
+			out->poll_ns = c;
 			pt_rate = rlo = rhi = r;
 			pt_poll = clo = chi = s;
 		}
@@ -327,9 +331,9 @@ void hs_whatif_iv_gaps(const struct hs_sim_params *p, uint64_t delta_lo, uint64_
 		clo = s < clo ? s : clo;
 		chi = s > chi ? s : chi;
 	}
-	iv_bounds(pt_rate, rlo, rhi, hs_spread_margin(&spread, n, HS_SPREAD_HIT_RATE, 1), hit_lo,
-		  hit_hi, 1.0);
+	iv_bounds(pt_rate, rlo, rhi, hs_spread_margin(&spread, n, HS_SPREAD_HIT_RATE, 1),
+		  &out->hit_lo, &out->hit_hi, 1.0);
 	iv_bounds(pt_poll, clo, chi,
 		  hs_spread_margin(&spread, n, HS_SPREAD_POLL_NS, (double)p->max_ns) * n / 1e9,
-		  poll_lo, poll_hi, 0);
+		  &out->poll_lo, &out->poll_hi, 0);
 }

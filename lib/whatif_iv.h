@@ -76,13 +76,18 @@ void hs_whatif_iv_counts(struct hs_whatif_iv *iv, const uint64_t *hits, const ui
 /* Fills row's low/high from its point figures (set before). */
 void hs_whatif_iv_row(const struct hs_whatif_iv *iv, unsigned int i, struct hs_whatif_row *row);
 
+/* A replay over given times to wake: its point and its interval. */
+struct hs_whatif_gaps_iv {
+	uint64_t hits, poll_ns;			/* the point, at p as given */
+	double hit_lo, hit_hi, poll_lo, poll_hi;	/* hit rate, polling CPU seconds */
+};
+
 /*
- * The interval of a replay over given times to wake (haltstat replay,
- * closed loop since its workload arms each wake when the guest halts):
- * Δ range, perturbed times to wake and the sampling spread.
+ * The point and interval of a replay over given times to wake (haltstat
+ * replay, closed loop since its workload arms each wake when the guest
+ * halts): Δ range, perturbed times to wake and the sampling spread.
  */
 void hs_whatif_iv_gaps(const struct hs_sim_params *p, uint64_t delta_lo, uint64_t delta_hi,
-		       const uint64_t *gaps, uint64_t n, double *hit_lo, double *hit_hi,
-		       double *poll_lo, double *poll_hi);
+		       const uint64_t *gaps, uint64_t n, struct hs_whatif_gaps_iv *out);
 
 #endif

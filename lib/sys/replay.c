@@ -158,15 +158,6 @@ static int replay_pick_vcpus(struct hs_replay *r, const struct hs_account *acct,
 	return 0;
 }
 
-static void replay_sim_gaps(struct hs_sim *sim, const struct hs_sim_params *p,
-			    const struct hs_replay_vcpu *rv)
-{
-	hs_sim_init(sim, p);
-	/* valid is always set on x86; the kept sequence does not carry it */
-	for (uint64_t i = 0; i < rv->ngaps; i++)
-		hs_sim_halt(sim, rv->gaps[i], true, NULL);
-}
-
 /*
  * Measured here: this host's median overhead in place of the recording's,
  * and the interval's overhead range moved with it.
@@ -185,21 +176,23 @@ static void replay_host_overhead(const struct hs_replay_vcpu *rv, struct hs_sim_
 static void replay_predict_one(struct hs_replay_figures *f, const struct hs_replay_vcpu *rv,
 			       uint64_t setting, double stolen)
 {
+	struct hs_whatif_gaps_iv iv;
 	struct hs_sim_params p;
-	struct hs_sim sim;
 	uint64_t lo, hi;
 
 	hs_whatif_sim_params(rv->whatif, setting, &p);
 	hs_whatif_wake_overhead_range(rv->whatif, &lo, &hi);
 	if (rv->host.waits)
 		replay_host_overhead(rv, &p, &lo, &hi);
-	replay_sim_gaps(&sim, &p, rv);
-	f->halts = sim.halts;
-	f->pred_hits = sim.hits;
-	f->pred_hit_rate = sim.halts ? (double)sim.hits / sim.halts : 0;
-	f->pred_poll_cpu_s = sim.poll_ns / 1e9;
-	hs_whatif_iv_gaps(&p, lo, hi, rv->gaps, rv->ngaps, &f->pred_hit_rate_low,
-			  &f->pred_hit_rate_high, &f->pred_poll_cpu_s_low, &f->pred_poll_cpu_s_high);
+	hs_whatif_iv_gaps(&p, lo, hi, rv->gaps, rv->ngaps, &iv);
+	f->halts = rv->ngaps;
+	f->pred_hits = iv.hits;
+	f->pred_hit_rate = rv->ngaps ? (double)iv.hits / rv->ngaps : 0;
+	f->pred_poll_cpu_s = iv.poll_ns / 1e9;
+	f->pred_hit_rate_low = iv.hit_lo;
+	f->pred_hit_rate_high = iv.hit_hi;
+	f->pred_poll_cpu_s_low = iv.poll_lo;
+	f->pred_poll_cpu_s_high = iv.poll_hi;
 	f->pred_hit_rate_stolen = 0;
 	if (stolen > 0) {
 		f->pred_hit_rate_stolen = stolen * f->pred_hit_rate;
