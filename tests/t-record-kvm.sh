@@ -123,6 +123,12 @@ check_eq record-kvm-report-text 0 $?
 # kernel, VM names and tgids agree with the original.
 check record-kvm-v7-metadata-equals-v6 python3 "$HS_TOP/tests/tools/hs-jcmp.py" r6.json r7.json
 check record-kvm-text-metadata-equals-v6 python3 "$HS_TOP/tests/tools/hs-jcmp.py" r6.json rt.json ts
+# trace-cmd's text with whole nanoseconds (report -t) carries every
+# timestamp: everything agrees, exactly, the polls cut by sched events too.
+trace-cmd report -t f.dat >fns.rep 2>/dev/null &&
+	"$HALTSTAT" report -i fns.rep --json --no-advice >rns.json 2>/dev/null
+check_eq record-kvm-report-text-ns 0 $?
+check record-kvm-text-ns-equals-v6 python3 "$HS_TOP/tests/tools/hs-jcmp.py" r6.json rns.json
 python3 - f.rep r6.json r7.json rt.json <<'PY' >vs.out
 import json, math, re, sys
 want = {}
