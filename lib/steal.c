@@ -32,17 +32,26 @@ double hs_cpu_steal_runnable_share(const struct hs_cpu_steal *s)
 	return (double)s->steal_ns / ((double)s->steal_ns + (double)s->busy_ns);
 }
 
+double hs_steal_widen(double q, double hit_rate, double halts, uint64_t window_ns,
+		      double *hit_low, double *poll_cpu_s_high)
+{
+	double lost, off;
+
+	if (!(q > 0))
+		return 0;
+	lost = (q < 1 ? q : 1) * hit_rate;
+	off = *hit_low > lost ? lost : *hit_low;
+	*hit_low -= off;
+	*poll_cpu_s_high += lost * halts * (double)window_ns / 1e9;
+	return off;
+}
+
 void hs_whatif_rows_steal(struct hs_whatif_row *rows, unsigned int n, double q)
 {
-	if (!(q > 0))
-		return;
-	if (q > 1)
-		q = 1;
 	for (unsigned int i = 0; i < n; i++) {
 		struct hs_whatif_row *r = &rows[i];
-		double lost = q * r->hit_rate;
 
-		r->hit_rate_low = r->hit_rate_low > lost ? r->hit_rate_low - lost : 0;
-		r->poll_cpu_s_high += lost * (double)r->halts * (double)r->halt_poll_ns / 1e9;
+		hs_steal_widen(q, r->hit_rate, (double)r->halts, r->halt_poll_ns,
+			       &r->hit_rate_low, &r->poll_cpu_s_high);
 	}
 }

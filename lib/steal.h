@@ -37,5 +37,13 @@ double hs_cpu_steal_runnable_share(const struct hs_cpu_steal *s);
  * their full windows to its polling CPU.
  */
 void hs_whatif_rows_steal(struct hs_whatif_row *rows, unsigned int n, double q);
+/*
+ * The same for one prediction of hit_rate over halts at window_ns: returns
+ * what came off *hit_low (which stops at 0), so that a run can put its own
+ * q in place of the recording's. Every lost hit polls its whole window,
+ * whether or not the low end had room for it.
+ */
+double hs_steal_widen(double q, double hit_rate, double halts, uint64_t window_ns,
+		      double *hit_low, double *poll_cpu_s_high);
 
 #endif

@@ -20,6 +20,7 @@
 #include "workload.h"
 #include "replay.h"
 #include "../sim.h"
+#include "../steal.h"
 #include "sysinfo.h"
 #include "../vmm.h"
 #include "../whatif.h"
@@ -193,14 +194,9 @@ static void replay_predict_one(struct hs_replay_figures *f, const struct hs_repl
 	f->pred_hit_rate_high = iv.hit_hi;
 	f->pred_poll_cpu_s_low = iv.poll_lo;
 	f->pred_poll_cpu_s_high = iv.poll_hi;
-	f->pred_hit_rate_stolen = 0;
-	if (stolen > 0) {
-		f->pred_hit_rate_stolen = stolen * f->pred_hit_rate;
-		if (f->pred_hit_rate_stolen > f->pred_hit_rate_low)
-			f->pred_hit_rate_stolen = f->pred_hit_rate_low;
-		f->pred_hit_rate_low -= f->pred_hit_rate_stolen;
-		f->pred_poll_cpu_s_high += f->pred_hit_rate_stolen * f->halts * setting / 1e9;
-	}
+	f->pred_hit_rate_stolen = hs_steal_widen(stolen, f->pred_hit_rate, (double)f->halts,
+						 setting, &f->pred_hit_rate_low,
+						 &f->pred_poll_cpu_s_high);
 }
 
 static void replay_predict(struct hs_replay *r)

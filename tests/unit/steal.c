@@ -53,6 +53,23 @@ static void test_rows(void)
 	CHECK(fabs(rows[0].poll_cpu_s_high - (0.06 + 0.05 * 1000 * 200000 / 1e9)) < 1e-12,
 	      "steal_rows_polling_high_end_raised");
 	CHECK(rows[1].hit_rate_low == 0, "steal_rows_low_end_not_below_zero");
+	/* the low end had room for 0.01 of the 0.09 lost: all 0.09 poll their windows */
+	CHECK(fabs(rows[1].poll_cpu_s_high - 0.09 * 1000 * 100000 / 1e9) < 1e-12,
+	      "steal_rows_polling_high_end_counts_every_lost_hit");
+}
+
+/* A replay keeps what came off the low end, to put a run's own steal in its place. */
+static void test_widen(void)
+{
+	double low = 0.01, high = 0;
+
+	CHECK(fabs(hs_steal_widen(0.1, 0.9, 1000, 100000, &low, &high) - 0.01) < 1e-12 &&
+	      low == 0, "steal_widen_returns_what_came_off");
+	low = 0.3, high = 1;
+	CHECK(hs_steal_widen(0, 0.9, 1000, 100000, &low, &high) == 0 && low == 0.3 && high == 1,
+	      "steal_widen_nothing_without_steal");
+	CHECK(fabs(hs_steal_widen(2, 0.2, 10, 1000000, &low, &high) - 0.2) < 1e-12 &&
+	      fabs(high - (1 + 0.2 * 10 * 1e6 / 1e9)) < 1e-12, "steal_widen_share_at_most_one");
 }
 
 static void test_metadata(void)
@@ -91,6 +108,7 @@ int main(void)
 {
 	test_shares();
 	test_rows();
+	test_widen();
 	test_metadata();
 	return CHECK_DONE();
 }
