@@ -46,14 +46,15 @@ static void account_slept(struct hs_account *a, const struct hs_event *ev)
 /* Every shard tracks every CPU's runqueue: any of its vCPUs may halt there. */
 int hs_account_sched(struct hs_account *a, const struct hs_event *ev)
 {
-	if (ev->kind == HS_EV_SCHED_WAKING) {
-		account_waking(a, ev);
-		return 0;
-	}
 	if (!a->runq) {
 		a->runq = hs_runq_alloc();
 		if (!a->runq)
 			return HS_ERR_RUNTIME;
+	}
+	if (ev->kind == HS_EV_SCHED_WAKING) {
+		account_waking(a, ev);
+		hs_runq_waking(a->runq, ev->ts, &ev->sched_wakeup);
+		return 0;
 	}
 	if (ev->kind == HS_EV_SCHED_SWITCH)
 		account_slept(a, ev);

@@ -11,6 +11,9 @@
 #include "runq.h"
 
 #define HS_RUNQ_WHERE 4096	/* task -> CPU cache slots, a power of two */
+#define HS_RUNQ_WAKING 4096	/* task -> its pending sched_waking, a power of two */
+/* a sched_waking older than this before its sched_wakeup is not the same wake-up */
+#define HS_RUNQ_WAKING_MAX_NS 1000000
 #define HS_RUNQ_MANY (HS_RUNQ_TASKS + 1)
 
 /* The runqueue from ts on: n tasks runnable, the one of them when n == 1. */
@@ -42,10 +45,16 @@ struct hs_runq_where {
 	int32_t cpu;		/* -1: none */
 };
 
+struct hs_runq_waking {
+	int32_t pid;		/* 0: none */
+	uint64_t ts;
+};
+
 struct hs_runq {
 	struct hs_runq_cpu **cpu;
 	unsigned int ncpu;
 	struct hs_runq_where where[HS_RUNQ_WHERE];
+	struct hs_runq_waking waking[HS_RUNQ_WAKING];
 };
 
 struct hs_runq *hs_runq_alloc(void)
@@ -108,6 +117,10 @@ static void runq_mark(struct hs_runq_cpu *c, uint64_t ts, bool force, int32_t le
 	uint32_t n = c->overflow ? HS_RUNQ_MANY : c->n;
 	int32_t sole = n == 1 ? c->pids[0] : -1;
 	struct hs_runq_mark mark;
+
+	/* a wake-up dated back to its sched_waking (hs_runq_wakeup) keeps the history in order */
+	if (c->count && ts < c->newest.ts)
+		ts = c->newest.ts;
 	if (!force && !left && c->count && c->newest.n == n && c->newest.sole == sole)
 		return;
 	/* both stores from registers: a load of the first would stall on its parts */
@@ -179,6 +192,34 @@ void hs_runq_switch(struct hs_runq *q, uint64_t ts, int cpu, const struct hs_sch
 	runq_mark(c, ts, first, left);
 }
 
+static struct hs_runq_waking *runq_waking_slot(struct hs_runq *q, int32_t pid)
+{
+	return &q->waking[((uint32_t)pid * 2654435761u) >> 20 & (HS_RUNQ_WAKING - 1)];
+}
+
+void hs_runq_waking(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup *wk)
+{
+	struct hs_runq_waking *w;
+
+	if (wk->pid <= 0)
+		return;
+	w = runq_waking_slot(q, wk->pid);
+	w->pid = wk->pid;
+	w->ts = ts;
+}
+
+/* When the task woken at ts joined a runqueue: at its sched_waking, if that was seen. */
+static uint64_t runq_woken_at(struct hs_runq *q, int32_t pid, uint64_t ts)
+{
+	struct hs_runq_waking *w = runq_waking_slot(q, pid);
+	uint64_t from = ts;
+
+	if (w->pid == pid && w->ts <= ts && ts - w->ts <= HS_RUNQ_WAKING_MAX_NS)
+		from = w->ts;
+	w->pid = 0;
+	return from;
+}
+
 void hs_runq_wakeup(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup *wk)
 {
 	struct hs_runq_cpu *c;
@@ -188,6 +229,7 @@ void hs_runq_wakeup(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup
 	c = runq_cpu(q, wk->target_cpu);
 	if (!c)
 		return;
+	ts = runq_woken_at(q, wk->pid, ts);
 	runq_add(q, c, wk->target_cpu, wk->pid, ts);
 	runq_mark(c, ts, false, 0);
 }

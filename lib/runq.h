@@ -31,6 +31,16 @@ void hs_runq_free(struct hs_runq *q);
 
 /* ts: the event's; cpu: the CPU whose buffer held the switch. */
 void hs_runq_switch(struct hs_runq *q, uint64_t ts, int cpu, const struct hs_sched_switch *sw);
+/*
+ * A task joins its new runqueue inside try_to_wake_up, after sched_waking
+ * and before sched_wakeup, which comes only after the reschedule IPI has
+ * been sent: on a nested host that send is an exit to the hypervisor, and
+ * polls ended there about 500 ns before sched_wakeup (three VMs on one
+ * CPU, against KVM's stats fd). So a wake-up counts from the task's
+ * sched_waking where the trace has it (within 1 ms), else from its
+ * sched_wakeup.
+ */
+void hs_runq_waking(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup *wk);
 void hs_runq_wakeup(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup *wk);
 /* Events were lost on cpu (-1: somewhere): what it knew of that CPU is gone. */
 void hs_runq_lost(struct hs_runq *q, int cpu);

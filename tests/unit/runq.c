@@ -21,6 +21,13 @@ static void wk(struct hs_runq *q, uint64_t ts, int pid, int cpu)
 	hs_runq_wakeup(q, ts, &w);
 }
 
+static void waking(struct hs_runq *q, uint64_t ts, int pid, int cpu)
+{
+	struct hs_sched_wakeup w = { .pid = pid, .target_cpu = cpu };
+
+	hs_runq_waking(q, ts, &w);
+}
+
 static struct hs_runq_halt halt(const struct hs_runq *q, int cpu, uint64_t start, uint64_t end)
 {
 	struct hs_runq_halt h;
@@ -112,8 +119,52 @@ static void test_bounds(void)
 	hs_runq_free(q);
 }
 
+/* A wake-up counts from its sched_waking: the task joined the runqueue before sched_wakeup. */
+static void test_from_waking(void)
+{
+	struct hs_runq *q = hs_runq_alloc();
+	struct hs_runq_halt h;
+
+	sw(q, 1000, 0, 0, true, VCPU);
+	waking(q, 1500, 200, 1);		/* woken from CPU 1's side onto CPU 0 */
+	wk(q, 2000, 200, 0);
+	h = halt(q, 0, 1200, 3000);
+	CHECK_EQ_U64(h.cut_ns, 300, "runq_cut_at_sched_waking");
+	sw(q, 3000, 0, VCPU, false, 200);
+	sw(q, 3100, 0, 200, false, 0);
+	sw(q, 3200, 0, 0, true, VCPU);
+	wk(q, 5000, 200, 0);			/* its waking was used up: from sched_wakeup */
+	h = halt(q, 0, 4000, 6000);
+	CHECK_EQ_U64(h.cut_ns, 1000, "runq_cut_at_sched_wakeup_without_waking");
+	hs_runq_free(q);
+
+	q = hs_runq_alloc();
+	sw(q, 1000, 0, 0, true, VCPU);
+	waking(q, 2000, 200, 0);
+	wk(q, 2000 + 2000000, 200, 0);		/* over 1 ms apart: not the same wake-up */
+	h = halt(q, 0, 1500, 3000000);
+	CHECK_EQ_U64(h.cut_ns, 2000500, "runq_stale_waking_ignored");
+	hs_runq_free(q);
+
+	q = hs_runq_alloc();
+	sw(q, 1000, 0, 0, true, VCPU);
+	waking(q, 1500, 200, 0);
+	sw(q, 1800, 0, VCPU, false, 0);		/* changes on the CPU after the waking */
+	wk(q, 1850, VCPU, 0);
+	sw(q, 1860, 0, 0, true, VCPU);
+	wk(q, 2000, 200, 0);			/* dated back no further than 1850 */
+	h = halt(q, 0, 1900, 2500);
+	CHECK_EQ_U64(h.cut_ns, 0, "runq_waking_before_halt_cuts_at_start");
+	h = halt(q, 0, 1100, 1700);
+	CHECK(h.known && h.cut_ns == UINT64_MAX, "runq_waking_not_dated_before_the_cpus_last_change");
+	h = halt(q, 0, 1100, 1900);
+	CHECK_EQ_U64(h.cut_ns, 750, "runq_waking_dated_to_the_cpus_last_change");
+	hs_runq_free(q);
+}
+
 int main(void)
 {
+	test_from_waking();
 	test_alone_then_contended();
 	test_preempted_and_migration();
 	test_bounds();
