@@ -35,8 +35,9 @@ if mode.endswith('ts'):
              'wake_model'}
     # with sched events every poll is cut at a moment in time: at microseconds
     # a sched event a fraction of one from a halt's start falls on either side
-    # of it, and so may the whole poll (4.04 ms of 28.3 over 3980 halts, one
-    # vCPU of three sharing a CPU, once in CI). The what-if, where each miss's
+    # of it, and that poll's cut moves (once in CI one vCPU of three sharing a
+    # CPU differed by 4.04 ms of 28.3 over 3980 halts; 0.26 ms at most in
+    # copies rounded at four offsets here). The what-if, where each miss's
     # poll ended, the vCPUs' busiest-first order and the self-check's replay
     # of the cuts move with it: drop those. The nanosecond copy (report -t)
     # is compared exactly.
