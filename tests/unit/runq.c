@@ -119,13 +119,21 @@ static void test_bounds(void)
 	hs_runq_free(q);
 }
 
+/* A runqueue whose CPU 0 runs the vCPU alone from 1000 on. */
+static struct hs_runq *vcpu_alone_from_1000(void)
+{
+	struct hs_runq *q = hs_runq_alloc();
+
+	sw(q, 1000, 0, 0, true, VCPU);
+	return q;
+}
+
 /* A wake-up counts from its sched_waking: the task joined the runqueue before sched_wakeup. */
 static void test_from_waking(void)
 {
-	struct hs_runq *q = hs_runq_alloc();
+	struct hs_runq *q = vcpu_alone_from_1000();
 	struct hs_runq_halt h;
 
-	sw(q, 1000, 0, 0, true, VCPU);
 	waking(q, 1500, 200, 1);		/* woken from CPU 1's side onto CPU 0 */
 	wk(q, 2000, 200, 0);
 	h = halt(q, 0, 1200, 3000);
@@ -138,16 +146,14 @@ static void test_from_waking(void)
 	CHECK_EQ_U64(h.cut_ns, 1000, "runq_cut_at_sched_wakeup_without_waking");
 	hs_runq_free(q);
 
-	q = hs_runq_alloc();
-	sw(q, 1000, 0, 0, true, VCPU);
+	q = vcpu_alone_from_1000();
 	waking(q, 2000, 200, 0);
 	wk(q, 2000 + 2000000, 200, 0);		/* over 1 ms apart: not the same wake-up */
 	h = halt(q, 0, 1500, 3000000);
 	CHECK_EQ_U64(h.cut_ns, 2000500, "runq_stale_waking_ignored");
 	hs_runq_free(q);
 
-	q = hs_runq_alloc();
-	sw(q, 1000, 0, 0, true, VCPU);
+	q = vcpu_alone_from_1000();
 	waking(q, 1500, 200, 0);
 	sw(q, 1800, 0, VCPU, false, 0);		/* changes on the CPU after the waking */
 	wk(q, 1850, VCPU, 0);
