@@ -296,10 +296,7 @@ static bool input_splittable(const char *path, bool any_size)
 	close(fd);
 	if (hs_td_head_parse(head, (size_t)n, &h, NULL))
 		return false;
-	/* the compressions the own v7 reader inflates */
-	return !strcmp(h.version, "6") ||
-	       (!strcmp(h.version, "7") && (!h.comp[0] || !strcmp(h.comp, "none") ||
-					     !strcmp(h.comp, "zstd") || !strcmp(h.comp, "zlib")));
+	return hs_td_head_own_reader(&h);
 }
 
 

@@ -43,6 +43,8 @@ struct hs_td_head {
 /* 0 with h filled, else an input error in err (without the file's name). */
 int hs_td_head_parse(const unsigned char *buf, size_t len, struct hs_td_head *h,
 		     struct hs_error *err);
+/* Does haltstat's own decoder read this file, or only libtracecmd (v7 compressions not its own)? */
+bool hs_td_head_own_reader(const struct hs_td_head *h);
 
 /* Per-CPU loss counts from CPUSTAT text, for one buffer ("" = top). */
 #define HS_TD_MAXCPUS 4096

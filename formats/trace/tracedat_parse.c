@@ -427,6 +427,15 @@ int hs_td_head_parse(const unsigned char *buf, size_t len, struct hs_td_head *h,
 	return h->version[0] == '7' ? td_head_v7(buf, len, h, err) : 0;
 }
 
+bool hs_td_head_own_reader(const struct hs_td_head *h)
+{
+	const char *c = h->comp;
+
+	return !strcmp(h->version, "6") ||
+	       (!strcmp(h->version, "7") &&
+		(!c[0] || !strcmp(c, "none") || !strcmp(c, "zstd") || !strcmp(c, "zlib")));
+}
+
 int hs_td_fixed_header(struct td_file *f)
 {
 	struct hs_td_head h;

@@ -82,8 +82,18 @@ int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size
 				   "unsupported trace.dat version \"%s\" (haltstat reads 6 and 7)",
 				   h.version);
 	if (!ret) {
-		struct hs_sink_pipe *pipe = hs_sink_pipe_open(&sink, acct, len);
+		struct hs_sink_pipe *pipe = NULL;
 		int done;
+
+		/*
+		 * libtracecmd reads in a forked child, and a thread running at
+		 * the fork may hold a lock the child then waits for (ASan's
+		 * allocator did): no accounting thread on that path.
+		 */
+		if (td_force_libtracecmd() || !hs_td_head_own_reader(&h))
+			hs_sink_account(&sink, acct);
+		else
+			pipe = hs_sink_pipe_open(&sink, acct, len);
 
 		snprintf(sink.meta->source, sizeof(sink.meta->source), "%s", path);
 		ret = hs_td_read_sink(path, fd, buf, len, h.version[0] == '7', &sink, err);
