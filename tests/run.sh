@@ -29,8 +29,9 @@ run_one() {
 	if [ "$f" -gt 0 ]; then
 		failures+=("$name")
 		grep -E '^(not ok|#)' <<<"$out" | sed 's/^/    /'
-		[ -n "$HS_VERBOSE" ] && sed 's/^/    | /' <<<"$out"
 	fi
+	# HS_VERBOSE=1: every test's whole output, the measured numbers of a pass too
+	[ -n "$HS_VERBOSE" ] && sed 's/^/    | /' <<<"$out"
 	grep '^skip ' <<<"$out" | sed 's/^/    /'
 	# a measured prediction that missed its interval is said even when it does not fail
 	grep '^# prediction missed' <<<"$out" | sed 's/^/    /'
