@@ -3,6 +3,10 @@
 # baseline (tests/tools/hs-rawcopy: read() trace_pipe_raw into files) run side
 # by side, each in its own tracefs instance, on the same load, same events,
 # same 8 MiB per-CPU buffers. Prints events/s, CPU time and lost events.
+# The CPU verdicts take HS_BENCH_TURNS (5) pairs run in turns instead, the
+# median of their ratios of CPU per MiB recorded: side by side on a shared
+# (nested) host the two took 0.79 against 0.20 s in one bench and 0.74
+# against 0.38 in the next, while in turns the ratio stayed near 1.3.
 # The load is sched:sched_switch + power:cpu_idle driven by a 1-byte pipe
 # ping-pong (no KVM workload needed). Needs root and tracefs.
 cd "$(dirname "$0")/../.." || exit 1
@@ -38,6 +42,19 @@ wait $rc; rc_rc=$?
 "$HALTSTAT" record --guest -e sched:sched_switch -d "$SECS" -o "$TMP/default.dat" \
 	2>"$TMP/def.err"
 def_rc=$?
+# in turns: haltstat, then the raw copy, TURNS times; CPU seconds per MiB
+TURNS=${HS_BENCH_TURNS:-5}
+for ((i = 0; i < TURNS; i++)); do
+	/usr/bin/time -f "%U %S" -o "$TMP/t.time" "$HALTSTAT" record --guest -e sched:sched_switch \
+		-m 8192 -d 2 -o "$TMP/turn.dat" 2>"$TMP/turn.err" || { echo "bench-record: in turns: $(tail -1 "$TMP/turn.err")" >&2; continue; }
+	read -r u s < "$TMP/t.time"
+	hs_b=$(stat -c %s "$TMP/turn.dat")
+	"$RAWCOPY" -d 2 -m 8192 -o "$TMP" sched:sched_switch power:cpu_idle power:guest_halt_poll_ns \
+		>"$TMP/t.out" 2>&1 || continue
+	awk -v u="$u" -v s="$s" -v hb="$hs_b" '/^rawcopy:/ { for (i = 2; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
+		h = (u + s) / (hb / 1048576); r = (v["cpu_user"] + v["cpu_sys"]) / (v["bytes"] / 1048576)
+		printf "%.4f %.4f %.3f\n", h * 1000, r * 1000, (r > 0 ? h / r : 99) }' "$TMP/t.out"
+done >"$TMP/turns"
 load_stop
 
 if [ $hs_rc -ne 0 ] || [ $rc_rc -ne 0 ]; then
@@ -56,6 +73,10 @@ printf '  %-22s cpu user %6ss sys %6ss  lost %s\n' "haltstat record" "$hs_u" "$h
 printf '  %-22s cpu user %6ss sys %6ss  lost %s  (%d MiB)\n' "baseline rawcopy" "$rc_u" "$rc_s" \
 	"$rc_lost" $((rc_bytes >> 20))
 
+read -r turn_hs turn_rc turn_ratio < <(sort -k3 -n "$TMP/turns" | awk '{ l[NR] = $0 } END { print (NR ? l[int((NR + 1) / 2)] : "0 0 99") }')
+printf '  in turns, %d pairs of 2 s: median CPU per MiB recorded %s ms against the raw copy'"'"'s %s ms: %sx\n' \
+	"$(wc -l < "$TMP/turns")" "$turn_hs" "$turn_rc" "$turn_ratio"
+
 def_events=$(recorded_events "$TMP/def.err")
 def_lost=$(awk '/lost events:/ { for (i = 3; i <= NF; i++) { split($i, a, "="); s += a[2] } print s + 0 }' "$TMP/def.err")
 printf '  %-22s %s events (%d/s)  lost %s  (status %d)\n' "haltstat, default -m" \
@@ -68,11 +89,11 @@ verdict() {
 echo "targets:"
 verdict "record, default settings: >= 100000 events/s with 0 lost ($((${def_events:-0} / SECS))/s, lost ${def_lost:-0})" \
 	"$def_rc == 0 && ${def_events:-0} / $SECS >= 100000 && ${def_lost:-0} == 0"
-verdict "recorder CPU within 1.5x of copying trace_pipe_raw ($hs_u+$hs_s s against $rc_u+$rc_s s)" \
-	"($hs_u + $hs_s) <= 1.5 * ($rc_u + $rc_s)"
+verdict "recorder CPU within 1.5x of copying trace_pipe_raw, in turns (${turn_ratio}x; side by side $hs_u+$hs_s s against $rc_u+$rc_s s)" \
+	"$turn_ratio <= 1.5"
 # issue 25: the recorder beside a raw copy of the same events, sched events on
-verdict "record with sched events: >= 150000 events/s, 0 lost, CPU <= 1.2x the raw copy ($((${events:-0} / SECS))/s, lost ${hs_lost:-?}, $hs_u+$hs_s s against $rc_u+$rc_s s)" \
-	"${events:-0} / $SECS >= 150000 && ${hs_lost:-1} == 0 && ($hs_u + $hs_s) <= 1.2 * ($rc_u + $rc_s)"
+verdict "record with sched events: >= 150000 events/s, 0 lost, CPU <= 1.2x the raw copy ($((${events:-0} / SECS))/s, lost ${hs_lost:-?}, ${turn_ratio}x in turns)" \
+	"${events:-0} / $SECS >= 150000 && ${hs_lost:-1} == 0 && $turn_ratio <= 1.2"
 
 # --- bench-record-kvm: what the default sched events cost on a dense KVM host ---
 # Three one-vCPU VMs and their waker on 2 CPUs, unpinned (gaps 20/30/50 us),
