@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "contention.h"
 #include "error.h"
 #include "event.h"
 #include "guest_whatif.h"
@@ -70,12 +71,7 @@ struct hs_vcpu_acct {
 	uint64_t contended_halts;	/* of those, with another task runnable at some time */
 	uint64_t sched_halt_ns;		/* their summed duration */
 	uint64_t contended_ns;		/* of which another task was runnable */
-	/* sched_waking: when the thread's wakes came, so a wait's exact time to wake */
-	uint64_t waking_ts;		/* the latest sched_waking of the thread, 0 none */
 	uint64_t timed_waits;		/* waits with a sched_waking inside them */
-	/* sched_switch: where and when the thread last went to sleep, 0 never */
-	uint64_t slept_ts;
-	int slept_cpu;
 	/*
 	 * From a poll's end to its thread asleep, as the first waits that
 	 * polled their whole window show it (sorted); their median once there
@@ -140,12 +136,28 @@ void hs_account_free(struct hs_account *acct);
 struct hs_meta *hs_account_meta(struct hs_account *acct);
 
 int hs_account_event(struct hs_account *acct, const struct hs_event *ev);
+/*
+ * hs_account_event() in two halves, for a reader that keeps the first on
+ * its own thread while a second thread runs the other (sink_pipe.c): the
+ * front takes the start/end filter and the sched events, whose runqueues
+ * then never leave the reader's thread (they are most of a recording), and
+ * gives each kvm_vcpu_wakeup the facts of its halt (contention.h); *pass
+ * says that ev goes on to the back, with those facts. The back must see
+ * what passes in the front's order. Both return as hs_account_event().
+ */
+int hs_account_front(struct hs_account *acct, const struct hs_event *ev,
+		     struct hs_halt_facts *facts, bool *pass);
+int hs_account_back(struct hs_account *acct, const struct hs_event *ev,
+		    const struct hs_halt_facts *facts);
 void hs_account_thread(struct hs_account *acct, int tid, int tgid, const char *comm);
 /* comm or vm_name NULL: keep what is known of it. */
 void hs_account_process(struct hs_account *acct, int tgid, const char *comm,
 			const char *vm_name);
 /* count_known false: events were lost on cpu but the count is unknown. */
 void hs_account_lost(struct hs_account *acct, int cpu, uint64_t count, bool count_known);
+/* The same in the halves of hs_account_front() and hs_account_back(). */
+void hs_account_front_lost(struct hs_account *acct, int cpu, uint64_t count, bool count_known);
+void hs_account_back_lost(struct hs_account *acct, int cpu, uint64_t count, bool count_known);
 /* Ends the stream: closes open idle periods and window timelines. */
 void hs_account_finish(struct hs_account *acct);
 /*

@@ -81,6 +81,7 @@ void hs_account_cut(struct hs_account *a, uint64_t ts)
 	if (a->finished)
 		return;
 	a->finished = true;
+	hs_account_front_fold(a);
 	if (!a->have_ts)
 		a->first_ts = ts;
 	if (!a->have_ts || ts > a->last_ts)

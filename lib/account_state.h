@@ -8,10 +8,21 @@
 #include "error.h"
 #include "account.h"
 #include "intmap.h"
-#include "runq.h"
+#include "contention.h"
 
-/* Slots of hs_account.waking_early (a power of two). */
-#define HS_ACCOUNT_WAKING_EARLY 256
+/*
+ * What hs_account_front() writes: the reader's thread while another runs
+ * hs_account_back() (sink_pipe.c), so on cache lines of its own. Its
+ * counts and span join the account's at the end (hs_account_finish, _cut).
+ * Aligned, and last in struct hs_account, whose size then ends its line.
+ */
+struct hs_account_front {
+	_Alignas(64) struct hs_contention *ctn;	/* from the first sched or kvm event on */
+	bool have_base, have_ts;
+	uint64_t base_ts;		/* first event seen: origin of start/end */
+	uint64_t first_ts, last_ts;	/* span of the sched events */
+	uint64_t events[HS_EV_ANALYSED_LAST + 1];	/* the sched events */
+};
 
 struct hs_account {
 	struct hs_account_opts opts;
@@ -33,21 +44,14 @@ struct hs_account {
 	unsigned int nprocs, cap_procs;
 	struct hs_imap proc_map;
 
-	struct hs_runq *runq;		/* from the first sched event on; NULL before */
-	/*
-	 * sched_waking of threads not (yet) known as vCPU threads: a thread is
-	 * known from its first kvm event, which ends a wait its waking came
-	 * inside. Direct-mapped by tid; a collision only leaves that first
-	 * wait untimed.
-	 */
-	struct { int tid; uint64_t ts; } waking_early[HS_ACCOUNT_WAKING_EARLY];
 	uint64_t events[HS_EV_ANALYSED_LAST + 1];
-	bool have_base, have_ts, finished;
-	uint64_t base_ts;		/* first event seen: origin of start/end */
+	bool have_ts, finished;
 	uint64_t first_ts, last_ts;	/* span of the events kept */
 
 	/* hs_account_shard(): the vCPU threads and guest CPUs kept here */
 	unsigned int shard, nshards;
+
+	struct hs_account_front front;
 };
 
 /* Thread and process names: past these the report shows the bare ids. */
@@ -86,16 +90,13 @@ static inline int hs_account_over(struct hs_account *a, unsigned int n, unsigned
 	return 0;
 }
 
-/*
- * A share of the keys by a hash: vCPU threads of one VM have consecutive
- * tids, which a plain modulo would hand out just as well, but tids picked
- * from a sparse set might not.
- */
+/* The front's counts and span into the account's, when the reading is over. */
+void hs_account_front_fold(struct hs_account *a);
+
+/* A share of the keys (hs_shard_owns). */
 static inline bool hs_account_owns(const struct hs_account *a, int key)
 {
-	/* the hash scaled to [0, nshards): its high bits, and no division */
-	return a->nshards <= 1 ||
-	       (unsigned int)(((uint64_t)hs_imap_hash(key) * a->nshards) >> 32) == a->shard;
+	return hs_shard_owns(a->shard, a->nshards, key);
 }
 
 /* The key hs_account_kvm or hs_account_guest_event files ev under; -1: none. */
@@ -110,14 +111,13 @@ static inline int64_t hs_account_key(const struct hs_event *ev)
 /* NULL: out of memory, or a new thread past HS_ACCOUNT_MAX_VCPUS. */
 struct hs_vcpu_acct *hs_vcpu_get(struct hs_account *a, int tid, uint64_t ts);
 void hs_vcpu_free(struct hs_vcpu_acct *v);
-void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v, const struct hs_event *ev);
+void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v, const struct hs_event *ev,
+		    const struct hs_halt_facts *facts);
 void hs_vcpu_poll_ns(struct hs_vcpu_acct *v, const struct hs_event *ev);
 /* The end of the stream, or of a live view's interval, at end. */
 void hs_vcpu_settle_end(struct hs_account *a, struct hs_vcpu_acct *v, uint64_t end);
 /* After a loss: the window and a pending change can no longer be trusted. */
 void hs_vcpu_forget(struct hs_account *a, struct hs_vcpu_acct *v);
-/* The slot of hs_account.waking_early a thread's early sched_waking goes to. */
-unsigned int hs_waking_slot(int tid);
 
 /* account_guest.c: one guest CPU's idle periods */
 /* The state of a guest CPU, made at ts if new; NULL past the limits or OOM. */
@@ -128,8 +128,5 @@ void hs_guest_forget(struct hs_guest_cpu_acct *g);
 void hs_guest_finish(struct hs_guest_cpu_acct *g, uint64_t end);
 /* The slot of an idle state in the per-state arrays. */
 unsigned int hs_idle_slot(int64_t state);
-
-/* account_sched.c: runqueues, and each vCPU thread's wakes and sleeps */
-int hs_account_sched(struct hs_account *a, const struct hs_event *ev);
 
 #endif

@@ -18,10 +18,12 @@
 
 struct hs_account *hs_account_alloc(const struct hs_account_opts *opts)
 {
-	struct hs_account *a = calloc(1, sizeof(*a));
+	/* struct hs_account_front is aligned to its own cache lines */
+	struct hs_account *a = aligned_alloc(_Alignof(struct hs_account), sizeof(*a));
 
 	if (!a)
 		return NULL;
+	memset(a, 0, sizeof(*a));
 	if (opts)
 		a->opts = *opts;
 	if (!a->opts.linear_bucket_ns || !a->opts.linear_entries) {
@@ -46,7 +48,7 @@ void hs_account_free(struct hs_account *a)
 	free(a->guest);
 	free(a->threads);
 	free(a->procs);
-	hs_runq_free(a->runq);
+	hs_contention_free(a->front.ctn);
 	hs_imap_free(&a->vcpu_map);
 	hs_imap_free(&a->guest_map);
 	hs_imap_free(&a->thread_map);
@@ -98,7 +100,8 @@ void hs_account_tally(struct hs_account *a, const struct hs_event_tally *t)
 		account_span(a, t->first_ts, t->last_ts);
 }
 
-static int account_kvm(struct hs_account *a, const struct hs_event *ev)
+static int account_kvm(struct hs_account *a, const struct hs_event *ev,
+		       const struct hs_halt_facts *facts)
 {
 	struct hs_vcpu_acct *v;
 
@@ -110,40 +113,88 @@ static int account_kvm(struct hs_account *a, const struct hs_event *ev)
 	if (ev->ts > v->last_ts)
 		v->last_ts = ev->ts;
 	if (ev->kind == HS_EV_VCPU_WAKEUP)
-		hs_vcpu_wakeup(a, v, ev);
+		hs_vcpu_wakeup(a, v, ev, facts);
 	else
 		hs_vcpu_poll_ns(v, ev);
 	return 0;
 }
 
 /* start/end count from the first event seen, whatever its kind. */
-static bool account_in_range(struct hs_account *a, uint64_t ts)
+static bool front_in_range(struct hs_account_front *f, const struct hs_account_opts *o,
+			   uint64_t ts)
 {
 	uint64_t rel;
 
-	if (!a->have_base) {
-		a->have_base = true;
-		a->base_ts = ts;
+	if (!f->have_base) {
+		f->have_base = true;
+		f->base_ts = ts;
 	}
-	rel = ts > a->base_ts ? ts - a->base_ts : 0;
-	if (rel < a->opts.start_ns)
+	rel = ts > f->base_ts ? ts - f->base_ts : 0;
+	if (rel < o->start_ns)
 		return false;
-	return !a->opts.end_ns || rel < a->opts.end_ns;
+	return !o->end_ns || rel < o->end_ns;
 }
 
-/* HS_OK, HS_ERR_INPUT for an unknown kind, HS_ERR_RUNTIME out of memory. Events outside start/end are dropped. */
-int hs_account_event(struct hs_account *a, const struct hs_event *ev)
+static struct hs_contention *front_contention(struct hs_account *a)
+{
+	struct hs_account_front *f = &a->front;
+
+	if (!f->ctn) {
+		f->ctn = hs_contention_alloc();
+		if (f->ctn)
+			hs_contention_shard(f->ctn, a->shard, a->nshards);
+	}
+	return f->ctn;
+}
+
+static int front_sched(struct hs_account *a, const struct hs_event *ev)
+{
+	struct hs_account_front *f = &a->front;
+	struct hs_contention *c = front_contention(a);
+	int ret = c ? hs_contention_sched(c, ev) : HS_ERR_RUNTIME;
+
+	if (ret)
+		return ret;
+	f->events[ev->kind]++;
+	if (!f->have_ts || ev->ts < f->first_ts)
+		f->first_ts = ev->ts;
+	if (!f->have_ts || ev->ts > f->last_ts)
+		f->last_ts = ev->ts;
+	f->have_ts = true;
+	return 0;
+}
+
+int hs_account_front(struct hs_account *a, const struct hs_event *ev,
+		     struct hs_halt_facts *facts, bool *pass)
+{
+	struct hs_contention *c;
+	int ret;
+
+	*pass = false;
+	if (ev->kind < HS_EV_VCPU_WAKEUP || ev->kind > HS_EV_ANALYSED_LAST)
+		return HS_ERR_INPUT;
+	if (!front_in_range(&a->front, &a->opts, ev->ts))
+		return 0;
+	if (hs_ev_sched(ev->kind))
+		return front_sched(a, ev);
+	if ((ev->kind == HS_EV_VCPU_WAKEUP || ev->kind == HS_EV_HALT_POLL_NS) &&
+	    hs_account_owns(a, ev->tid)) {
+		c = front_contention(a);
+		ret = c ? hs_contention_kvm(c, ev, facts) : HS_ERR_RUNTIME;
+		if (ret)
+			return ret;
+	}
+	*pass = true;
+	return 0;
+}
+
+int hs_account_back(struct hs_account *a, const struct hs_event *ev,
+		    const struct hs_halt_facts *facts)
 {
 	int ret;
 
-	if (ev->kind < HS_EV_VCPU_WAKEUP || ev->kind > HS_EV_ANALYSED_LAST)
-		return HS_ERR_INPUT;
-	if (!account_in_range(a, ev->ts))
-		return 0;
 	if (ev->kind == HS_EV_VCPU_WAKEUP || ev->kind == HS_EV_HALT_POLL_NS)
-		ret = account_kvm(a, ev);
-	else if (hs_ev_sched(ev->kind))
-		ret = hs_account_sched(a, ev);
+		ret = account_kvm(a, ev, facts);
 	else
 		ret = hs_account_guest_event(a, ev);
 	if (ret)
@@ -153,7 +204,23 @@ int hs_account_event(struct hs_account *a, const struct hs_event *ev)
 	return 0;
 }
 
-void hs_account_lost(struct hs_account *a, int cpu, uint64_t count, bool count_known)
+/* HS_OK, HS_ERR_INPUT for an unknown kind, HS_ERR_RUNTIME out of memory. Events outside start/end are dropped. */
+int hs_account_event(struct hs_account *a, const struct hs_event *ev)
+{
+	struct hs_halt_facts facts;
+	bool pass;
+	int ret = hs_account_front(a, ev, &facts, &pass);
+
+	return ret || !pass ? ret : hs_account_back(a, ev, &facts);
+}
+
+void hs_account_front_lost(struct hs_account *a, int cpu, uint64_t count, bool count_known)
+{
+	if ((!count_known || count) && a->front.ctn)
+		hs_contention_lost(a->front.ctn, cpu);
+}
+
+void hs_account_back_lost(struct hs_account *a, int cpu, uint64_t count, bool count_known)
 {
 	unsigned int i;
 
@@ -169,8 +236,26 @@ void hs_account_lost(struct hs_account *a, int cpu, uint64_t count, bool count_k
 	for (i = 0; i < a->nguest; i++)
 		if (cpu < 0 || a->guest[i].cpu == cpu)
 			hs_guest_forget(&a->guest[i]);
-	if (a->runq)
-		hs_runq_lost(a->runq, cpu);
+}
+
+void hs_account_lost(struct hs_account *a, int cpu, uint64_t count, bool count_known)
+{
+	hs_account_back_lost(a, cpu, count, count_known);
+	hs_account_front_lost(a, cpu, count, count_known);
+}
+
+/* The front's counts and span join the account's, once the reading is over. */
+void hs_account_front_fold(struct hs_account *a)
+{
+	struct hs_account_front *f = &a->front;
+
+	for (int k = 0; k <= HS_EV_ANALYSED_LAST; k++) {
+		a->events[k] += f->events[k];
+		f->events[k] = 0;
+	}
+	if (f->have_ts)
+		account_span(a, f->first_ts, f->last_ts);
+	f->have_ts = false;
 }
 
 /* The tgid of a vCPU thread, -1 unknown. */
@@ -213,12 +298,15 @@ out:
 
 void hs_account_finish(struct hs_account *a)
 {
-	uint64_t end = a->last_ts, span = a->have_ts ? a->last_ts - a->first_ts : 0;
+	uint64_t end, span;
 	unsigned int i;
 
 	if (a->finished)
 		return;
 	a->finished = true;
+	hs_account_front_fold(a);
+	end = a->last_ts;
+	span = a->have_ts ? a->last_ts - a->first_ts : 0;
 	account_vm_max(a);
 	for (i = 0; i < a->nvcpus; i++) {
 		struct hs_vcpu_acct *v = a->vcpus[i];
@@ -268,13 +356,22 @@ const struct hs_account_opts *hs_account_options(const struct hs_account *a)
 	return &a->opts;
 }
 
+/* The span and counts so far: the front's join them at the end (hs_account_front_fold). */
 uint64_t hs_account_first_ts(const struct hs_account *a)
 {
+	const struct hs_account_front *f = &a->front;
+
+	if (f->have_ts && (!a->have_ts || f->first_ts < a->first_ts))
+		return f->first_ts;
 	return a->have_ts ? a->first_ts : 0;
 }
 
 uint64_t hs_account_last_ts(const struct hs_account *a)
 {
+	const struct hs_account_front *f = &a->front;
+
+	if (f->have_ts && (!a->have_ts || f->last_ts > a->last_ts))
+		return f->last_ts;
 	return a->have_ts ? a->last_ts : 0;
 }
 
@@ -282,5 +379,5 @@ uint64_t hs_account_events(const struct hs_account *a, enum hs_event_kind kind)
 {
 	if (kind < HS_EV_VCPU_WAKEUP || kind > HS_EV_ANALYSED_LAST)
 		return 0;
-	return a->events[kind];
+	return a->events[kind] + a->front.events[kind];
 }

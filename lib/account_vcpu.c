@@ -88,11 +88,6 @@ fail:
 	return NULL;
 }
 
-unsigned int hs_waking_slot(int tid)
-{
-	return (unsigned int)tid & (HS_ACCOUNT_WAKING_EARLY - 1);
-}
-
 /* NULL: out of memory, or a new thread past HS_ACCOUNT_MAX_VCPUS. */
 struct hs_vcpu_acct *hs_vcpu_get(struct hs_account *a, int tid, uint64_t ts)
 {
@@ -111,8 +106,6 @@ struct hs_vcpu_acct *hs_vcpu_get(struct hs_account *a, int tid, uint64_t ts)
 	v->first_ts = ts;
 	v->last_ts = ts;
 	v->seg.since_ts = ts;
-	if (a->waking_early[hs_waking_slot(tid)].tid == tid)
-		v->waking_ts = a->waking_early[hs_waking_slot(tid)].ts;
 	if (hs_imap_put(&a->vcpu_map, tid, a->nvcpus)) {
 		hs_vcpu_free(v);
 		return NULL;
@@ -377,30 +370,22 @@ static void vcpu_sleep_lag(struct hs_vcpu_acct *v, uint64_t lag)
 }
 
 /*
- * What the sched events tell of a halt's poll: when it would have ended for
- * another task runnable on the vCPU thread's CPU, from the halt's start
- * (HS_POLL_CUT_UNKNOWN without sched events for that CPU), and the latest
- * its poll can have ended (*end, the halt's length without them). A thread
- * that went to sleep before the window in force ran out had its poll ended
- * by something the events do not name (need_resched() set from elsewhere,
- * say): that ends the poll as well, at any setting. The CPU is the one the
- * thread went to sleep on, else the wakeup's: a woken thread may run
- * elsewhere, but it polled where it halted.
+ * What the sched events tell of a halt's poll (facts, contention.h): when it
+ * would have ended for another task runnable on the vCPU thread's CPU, from
+ * the halt's start (HS_POLL_CUT_UNKNOWN without sched events for that CPU),
+ * and the latest its poll can have ended (*end, the halt's length without
+ * them). A thread that went to sleep before the window in force ran out had
+ * its poll ended by something the events do not name (need_resched() set
+ * from elsewhere, say): that ends the poll as well, at any setting.
  */
-static uint64_t vcpu_contention(struct hs_account *a, struct hs_vcpu_acct *v,
-				const struct hs_event *ev, int64_t window, uint64_t *end)
+static uint64_t vcpu_contention(struct hs_vcpu_acct *v, const struct hs_event *ev,
+				const struct hs_halt_facts *facts, int64_t window, uint64_t *end)
 {
-	uint64_t ns = ev->wakeup.ns, start = wakeup_start(ev), slept;
-	int cpu = ev->cpu;
-	struct hs_runq_halt h;
+	uint64_t ns = ev->wakeup.ns, slept;
+	struct hs_runq_halt h = facts->runq;
 
 	*end = ns;
-	if (!a->runq)
-		return HS_POLL_CUT_UNKNOWN;
-	if (ev->wakeup.waited && v->slept_ts >= start && v->slept_ts <= ev->ts)
-		cpu = v->slept_cpu;
-	hs_runq_halt(a->runq, cpu, ev->tid, start, ev->ts, &h);
-	if (!h.known)
+	if (!facts->tracked || !h.known)
 		return HS_POLL_CUT_UNKNOWN;
 	v->sched_halts++;
 	v->sched_halt_ns = hs_add_sat(v->sched_halt_ns, ns);
@@ -425,24 +410,19 @@ static uint64_t vcpu_contention(struct hs_account *a, struct hs_vcpu_acct *v,
 }
 
 /*
- * From a wait's start (ts - ns) to the sched_waking that woke its thread:
- * its exact time to wake, which a wait's ns holds only together with the
- * wake-up overhead; HS_WOKEN_UNKNOWN without one inside the wait. A thread
- * woken and put back to sleep within one halt (kvm_vcpu_block() loops) is
- * timed by its last wake.
+ * From a wait's start to the sched_waking that woke its thread: its exact
+ * time to wake, which a wait's ns holds only together with the wake-up
+ * overhead; HS_WOKEN_UNKNOWN without one inside the wait.
  */
-static uint64_t vcpu_woken(struct hs_vcpu_acct *v, const struct hs_event *ev)
+static uint64_t vcpu_woken(struct hs_vcpu_acct *v, const struct hs_halt_facts *facts)
 {
-	uint64_t start = wakeup_start(ev);
-
-	if (!ev->wakeup.waited || !v->waking_ts || v->waking_ts <= start || v->waking_ts > ev->ts)
-		return HS_WOKEN_UNKNOWN;
-	v->timed_waits++;
-	return v->waking_ts - start;
+	if (facts->woken_ns != HS_WOKEN_UNKNOWN)
+		v->timed_waits++;
+	return facts->woken_ns;
 }
 
 void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
-		    const struct hs_event *ev)
+		    const struct hs_event *ev, const struct hs_halt_facts *facts)
 {
 	const struct hs_wakeup *w = &ev->wakeup;
 	const struct hs_poll_change *change = v->has_pending ? &v->pending : NULL;
@@ -452,8 +432,8 @@ void hs_vcpu_wakeup(struct hs_account *a, struct hs_vcpu_acct *v,
 	bool in_seg = !change && !after_loss;
 	uint64_t end, start = wakeup_start(ev);
 	struct hs_halt_sched sched = {
-		.poll_cut_ns = vcpu_contention(a, v, ev, window, &end),
-		.woken_ns = vcpu_woken(v, ev),
+		.poll_cut_ns = vcpu_contention(v, ev, facts, window, &end),
+		.woken_ns = vcpu_woken(v, facts),
 	};
 
 	v->halts++;

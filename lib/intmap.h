@@ -27,6 +27,17 @@ static inline uint32_t hs_imap_hash(int key)
 	return (uint32_t)key * 2654435761u;
 }
 
+/*
+ * Whether a share of keys (index of count) holds key: by the hash, scaled
+ * to [0, count) by its high bits, with no division. vCPU threads of one VM
+ * have consecutive tids, which a plain modulo would hand out just as well,
+ * but tids picked from a sparse set might not.
+ */
+static inline bool hs_shard_owns(unsigned int index, unsigned int count, int key)
+{
+	return count <= 1 || (unsigned int)(((uint64_t)hs_imap_hash(key) * count) >> 32) == index;
+}
+
 static inline long hs_imap_get(const struct hs_imap *m, int key)
 {
 	unsigned int i;

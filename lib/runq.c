@@ -77,8 +77,8 @@ void hs_runq_free(struct hs_runq *q)
 	free(q);
 }
 
-/* The state of cpu, made if new; NULL for a CPU no machine has, or out of memory. */
-static struct hs_runq_cpu *runq_cpu(struct hs_runq *q, int cpu)
+/* The state of cpu made: NULL for a CPU no machine has, or out of memory. */
+static struct hs_runq_cpu *runq_cpu_new(struct hs_runq *q, int cpu)
 {
 	if (cpu < 0 || cpu >= HS_RUNQ_MAX_CPUS)
 		return NULL;
@@ -101,18 +101,27 @@ static struct hs_runq_cpu *runq_cpu(struct hs_runq *q, int cpu)
 	return q->cpu[cpu];
 }
 
+/* The state of cpu, made if new: every sched event looks one up. */
+static inline __attribute__((always_inline)) struct hs_runq_cpu *runq_cpu(struct hs_runq *q,
+									   int cpu)
+{
+	if ((unsigned int)cpu < q->ncpu && q->cpu[cpu])
+		return q->cpu[cpu];
+	return runq_cpu_new(q, cpu);
+}
+
 static const struct hs_runq_cpu *runq_cpu_get(const struct hs_runq *q, int cpu)
 {
 	return cpu >= 0 && (unsigned int)cpu < q->ncpu ? q->cpu[cpu] : NULL;
 }
 
-static struct hs_runq_where *runq_where(struct hs_runq *q, int32_t pid)
+static inline struct hs_runq_where *runq_where(struct hs_runq *q, int32_t pid)
 {
 	return &q->where[((uint32_t)pid * 2654435761u) >> 20 & (HS_RUNQ_WHERE - 1)];
 }
 
 /* A change of the runqueue's summary at ts goes into the history; left: who went to sleep. */
-static void runq_mark(struct hs_runq_cpu *c, uint64_t ts, bool force, int32_t left)
+static inline __attribute__((always_inline)) void runq_mark(struct hs_runq_cpu *c, uint64_t ts, bool force, int32_t left)
 {
 	uint32_t n = c->overflow ? HS_RUNQ_MANY : c->n;
 	int32_t sole = n == 1 ? c->pids[0] : -1;
@@ -132,7 +141,7 @@ static void runq_mark(struct hs_runq_cpu *c, uint64_t ts, bool force, int32_t le
 		c->count++;
 }
 
-static bool runq_remove(struct hs_runq_cpu *c, int32_t pid)
+static inline bool runq_remove(struct hs_runq_cpu *c, int32_t pid)
 {
 	for (uint32_t i = 0; i < c->n; i++) {
 		if (c->pids[i] != pid)
@@ -144,7 +153,7 @@ static bool runq_remove(struct hs_runq_cpu *c, int32_t pid)
 }
 
 /* pid is runnable on cpu from ts: off the runqueue it was last seen on, if another. */
-static void runq_add(struct hs_runq *q, struct hs_runq_cpu *c, int cpu, int32_t pid, uint64_t ts)
+static inline __attribute__((always_inline)) void runq_add(struct hs_runq *q, struct hs_runq_cpu *c, int cpu, int32_t pid, uint64_t ts)
 {
 	struct hs_runq_where *w = runq_where(q, pid);
 

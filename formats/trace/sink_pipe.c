@@ -4,8 +4,11 @@
  * into the accounting: decoding and merging the CPUs' pages on one core,
  * the per-event accounting (runqueues, halts, the what-if) on the other.
  * Items keep the reader's order, so the account sees what one thread would
- * have shown it. The reader writes its own copy of the metadata; the copy
- * goes over with the items wherever it changed.
+ * have shown it. The reader runs the accounting's front (hs_account_front:
+ * the sched events and the runqueues stay on its thread; a hand-over to
+ * another core costs more than following them) and hands over the rest,
+ * each halt with its facts. The reader writes its own copy of the
+ * metadata; the copy goes over with the items wherever it changed.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -45,8 +48,22 @@ struct pipe_item {
 };
 _Static_assert(sizeof(struct pipe_item) == 32, "a pipe item is 32 bytes");
 
+/* The facts of a halt (contention.h), in the slot after its kvm_vcpu_wakeup. */
+struct pipe_facts {
+	uint64_t cut_ns, busy_ns, slept_ns, woken_ns;
+};
+/* In the wakeup's item, a: */
+#define PIPE_FACT_TRACKED 1u
+#define PIPE_FACT_KNOWN 2u
+
+union pipe_slot {
+	struct pipe_item item;
+	struct pipe_facts facts;
+};
+_Static_assert(sizeof(union pipe_slot) == 32, "a pipe slot is 32 bytes");
+
 struct pipe_batch {
-	struct pipe_item item[PIPE_ITEMS];
+	union pipe_slot slot[PIPE_ITEMS];
 	unsigned int n;
 	char names[PIPE_NAMES];
 	size_t names_len;
@@ -158,9 +175,39 @@ static struct hs_event pipe_unpack(const struct pipe_item *it)
 	return ev;
 }
 
+static void pipe_pack_facts(struct pipe_item *it, struct pipe_facts *f,
+			    const struct hs_halt_facts *facts)
+{
+	it->a = (facts->tracked ? PIPE_FACT_TRACKED : 0) | (facts->runq.known ? PIPE_FACT_KNOWN : 0);
+	*f = (struct pipe_facts){ facts->runq.cut_ns, facts->runq.busy_ns, facts->runq.slept_ns,
+				  facts->woken_ns };
+}
+
+static struct hs_halt_facts pipe_unpack_facts(const struct pipe_item *it,
+					      const struct pipe_facts *f)
+{
+	return (struct hs_halt_facts){
+		.tracked = it->a & PIPE_FACT_TRACKED,
+		.runq = { .known = it->a & PIPE_FACT_KNOWN, .cut_ns = f->cut_ns,
+			  .busy_ns = f->busy_ns, .slept_ns = f->slept_ns },
+		.woken_ns = f->woken_ns,
+	};
+}
+
 static const char *pipe_name(const struct pipe_batch *b, int32_t off)
 {
 	return off < 0 ? NULL : b->names + off;
+}
+
+/* One event into the account: a wakeup with the facts in the slot after it. */
+static int pipe_apply_event(struct hs_sink_pipe *p, const union pipe_slot *s)
+{
+	struct hs_event ev = pipe_unpack(&s->item);
+	struct hs_halt_facts facts;
+
+	if (ev.kind == HS_EV_VCPU_WAKEUP)
+		facts = pipe_unpack_facts(&s[0].item, &s[1].facts);
+	return hs_account_back(p->acct, &ev, ev.kind == HS_EV_VCPU_WAKEUP ? &facts : NULL);
 }
 
 static int pipe_apply(struct hs_sink_pipe *p, struct pipe_batch *b)
@@ -168,18 +215,17 @@ static int pipe_apply(struct hs_sink_pipe *p, struct pipe_batch *b)
 	int ret = 0;
 
 	for (unsigned int i = 0; i < b->n; i++) {
-		struct pipe_item *it = &b->item[i];
+		struct pipe_item *it = &b->slot[i].item;
 
 		switch (it->kind) {
 		case PIPE_EVENT:
-			if (!ret) {
-				struct hs_event ev = pipe_unpack(it);
-
-				ret = hs_account_event(p->acct, &ev);
-			}
+			if (!ret)
+				ret = pipe_apply_event(p, &b->slot[i]);
+			if (it->ev_kind == HS_EV_VCPU_WAKEUP)
+				i++;
 			break;
 		case PIPE_LOST:
-			hs_account_lost(p->acct, it->cpu, it->b, it->flag);
+			hs_account_back_lost(p->acct, it->cpu, it->b, it->flag);
 			break;
 		case PIPE_THREAD:
 			hs_account_thread(p->acct, it->tid, it->cpu, pipe_name(b, (int32_t)it->a));
@@ -252,11 +298,21 @@ static void pipe_send(struct hs_sink_pipe *p, bool last)
 	p->cur->names_len = 0;
 }
 
+/* n slots of the batch, and room for names bytes of names. */
+static union pipe_slot *pipe_take(struct hs_sink_pipe *p, unsigned int n, size_t names)
+{
+	union pipe_slot *s;
+
+	if (p->cur->n + n > PIPE_ITEMS || p->cur->names_len + names > PIPE_NAMES)
+		pipe_send(p, false);
+	s = &p->cur->slot[p->cur->n];
+	p->cur->n += n;
+	return s;
+}
+
 static struct pipe_item *pipe_next(struct hs_sink_pipe *p, size_t names)
 {
-	if (p->cur->n == PIPE_ITEMS || p->cur->names_len + names > PIPE_NAMES)
-		pipe_send(p, false);
-	return &p->cur->item[p->cur->n++];
+	return &pipe_take(p, 1, names)->item;
 }
 
 static int32_t pipe_keep_name(struct hs_sink_pipe *p, const char *s)
@@ -298,20 +354,31 @@ static int pipe_event(void *priv, const struct hs_event *ev)
 {
 	struct hs_sink_pipe *p = priv;
 	struct pipe_batch *b = p->cur;
-	struct pipe_item *it;
+	unsigned int n = ev->kind == HS_EV_VCPU_WAKEUP ? 2 : 1;
+	struct hs_halt_facts facts;
+	union pipe_slot *s;
+	bool pass;
+	int ret = hs_account_front(p->acct, ev, &facts, &pass);
 
-	if (p->meta_dirty || b->n == PIPE_ITEMS) {
+	if (ret || !pass)
+		return ret;
+	if (p->meta_dirty || b->n + n > PIPE_ITEMS) {
 		pipe_meta_sync(p);
-		it = pipe_next(p, 0);
+		s = pipe_take(p, n, 0);
 		/* an error of the account's stops the reader, a batch or so later */
 		if (__atomic_load_n(&p->status, __ATOMIC_RELAXED) || p->oom)
 			return HS_ERR_RUNTIME;
 	} else {
-		it = &b->item[b->n++];
+		s = &b->slot[b->n];
+		b->n += n;
 	}
-	it->kind = PIPE_EVENT;
+	s->item.kind = PIPE_EVENT;
 	/* only the analysed kinds reach a sink */
-	return pipe_pack(it, ev) ? 0 : HS_ERR_RUNTIME;
+	if (!pipe_pack(&s->item, ev))
+		return HS_ERR_RUNTIME;
+	if (n == 2)
+		pipe_pack_facts(&s[0].item, &s[1].facts, &facts);
+	return 0;
 }
 
 static void pipe_lost(void *priv, int cpu, uint64_t count, bool known)
@@ -319,6 +386,7 @@ static void pipe_lost(void *priv, int cpu, uint64_t count, bool known)
 	struct hs_sink_pipe *p = priv;
 	struct pipe_item *it;
 
+	hs_account_front_lost(p->acct, cpu, count, known);
 	pipe_meta_sync(p);
 	it = pipe_next(p, 0);
 	it->kind = PIPE_LOST;

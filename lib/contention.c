@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The accounting's first stage (contention.h): the runqueues, and each
+ * vCPU thread's last sleep and wake, turned into the facts of its halts.
+ */
+#include <stdlib.h>
+
+#include "contention.h"
+#include "error.h"
+#include "intmap.h"
+#include "whatif_types.h"
+
+/* vCPU threads followed (the accounting keeps no more: HS_ACCOUNT_MAX_VCPUS). */
+#define CTN_THREADS 4096
+/* Slots of waking_early (a power of two). */
+#define CTN_WAKING_EARLY 256
+
+struct ctn_thread {
+	int tid;
+	int slept_cpu;
+	uint64_t slept_ts;	/* where and when it last went to sleep, 0 never */
+	uint64_t waking_ts;	/* its latest sched_waking, 0 none */
+};
+
+struct hs_contention {
+	struct hs_runq *runq;		/* from the first sched event on; NULL before */
+	struct ctn_thread *threads;	/* known from their first kvm event */
+	unsigned int nthreads, cap_threads;
+	struct hs_imap thread_map;
+	/*
+	 * sched_waking of threads not (yet) known as vCPU threads: a thread is
+	 * known from its first kvm event, which ends a wait its waking came
+	 * inside. Direct-mapped by tid; a collision only leaves that first
+	 * wait untimed.
+	 */
+	struct { int tid; uint64_t ts; } waking_early[CTN_WAKING_EARLY];
+	unsigned int shard, nshards;
+};
+
+struct hs_contention *hs_contention_alloc(void)
+{
+	struct hs_contention *c = calloc(1, sizeof(*c));
+
+	if (c)
+		c->nshards = 1;
+	return c;
+}
+
+void hs_contention_free(struct hs_contention *c)
+{
+	if (!c)
+		return;
+	hs_runq_free(c->runq);
+	free(c->threads);
+	hs_imap_free(&c->thread_map);
+	free(c);
+}
+
+void hs_contention_shard(struct hs_contention *c, unsigned int index, unsigned int count)
+{
+	c->shard = count > 1 ? index % count : 0;
+	c->nshards = count > 1 ? count : 1;
+}
+
+static struct ctn_thread *ctn_thread_find(struct hs_contention *c, int tid)
+{
+	long i = hs_imap_get(&c->thread_map, tid);
+
+	return i < 0 ? NULL : &c->threads[i];
+}
+
+static unsigned int ctn_waking_slot(int tid)
+{
+	return (unsigned int)tid & (CTN_WAKING_EARLY - 1);
+}
+
+/* A thread of the share is woken: noted for its wait, or aside until it is known. */
+static void ctn_waking(struct hs_contention *c, const struct hs_event *ev)
+{
+	int tid = ev->sched_wakeup.pid;
+	struct ctn_thread *t;
+
+	if (tid <= 0 || !hs_shard_owns(c->shard, c->nshards, tid))
+		return;
+	t = ctn_thread_find(c, tid);
+	if (!t) {
+		c->waking_early[ctn_waking_slot(tid)].tid = tid;
+		c->waking_early[ctn_waking_slot(tid)].ts = ev->ts;
+	} else if (ev->ts > t->waking_ts) {
+		t->waking_ts = ev->ts;
+	}
+}
+
+/* A vCPU thread that goes to sleep does so on the CPU it polled on. */
+static void ctn_slept(struct hs_contention *c, const struct hs_event *ev)
+{
+	const struct hs_sched_switch *sw = &ev->sched_switch;
+	struct ctn_thread *t;
+
+	if (sw->prev_runnable || sw->prev_pid <= 0 ||
+	    !hs_shard_owns(c->shard, c->nshards, sw->prev_pid))
+		return;
+	t = ctn_thread_find(c, sw->prev_pid);
+	if (!t)
+		return;
+	t->slept_ts = ev->ts;
+	t->slept_cpu = ev->cpu;
+}
+
+int hs_contention_sched(struct hs_contention *c, const struct hs_event *ev)
+{
+	if (!c->runq) {
+		c->runq = hs_runq_alloc();
+		if (!c->runq)
+			return HS_ERR_RUNTIME;
+	}
+	switch (ev->kind) {
+	case HS_EV_SCHED_WAKING:
+		ctn_waking(c, ev);
+		hs_runq_waking(c->runq, ev->ts, &ev->sched_wakeup);
+		break;
+	case HS_EV_SCHED_SWITCH:
+		ctn_slept(c, ev);
+		hs_runq_switch(c->runq, ev->ts, ev->cpu, &ev->sched_switch);
+		break;
+	default:
+		hs_runq_wakeup(c->runq, ev->ts, &ev->sched_wakeup);
+		break;
+	}
+	return HS_OK;
+}
+
+/* The thread from its first kvm event on; NULL past CTN_THREADS, or *oom. */
+static struct ctn_thread *ctn_thread_get(struct hs_contention *c, int tid, bool *oom)
+{
+	bool added;
+	long i = hs_itable_slot(&c->thread_map, (void **)&c->threads, &c->nthreads,
+				&c->cap_threads, sizeof(*c->threads), tid, CTN_THREADS, &added);
+	struct ctn_thread *t;
+
+	*oom = i < 0 && c->nthreads < CTN_THREADS;
+	if (i < 0)
+		return NULL;
+	t = &c->threads[i];
+	if (added) {
+		t->tid = tid;
+		if (c->waking_early[ctn_waking_slot(tid)].tid == tid)
+			t->waking_ts = c->waking_early[ctn_waking_slot(tid)].ts;
+	}
+	return t;
+}
+
+/*
+ * The CPU a halt polled on is the one its thread went to sleep on, else
+ * the wakeup's: a woken thread may run elsewhere, but it polled where it
+ * halted. A thread woken and put back to sleep within one halt
+ * (kvm_vcpu_block() loops) is timed by its last wake.
+ */
+static void ctn_halt(const struct hs_contention *c, const struct ctn_thread *t,
+		     const struct hs_event *ev, struct hs_halt_facts *facts)
+{
+	uint64_t start = ev->ts > ev->wakeup.ns ? ev->ts - ev->wakeup.ns : 0;
+	bool waited = ev->wakeup.waited;
+	int cpu = ev->cpu;
+
+	if (t && waited && t->slept_ts >= start && t->slept_ts <= ev->ts)
+		cpu = t->slept_cpu;
+	if (c->runq)
+		hs_runq_halt(c->runq, cpu, ev->tid, start, ev->ts, &facts->runq);
+	if (t && waited && t->waking_ts > start && t->waking_ts <= ev->ts)
+		facts->woken_ns = t->waking_ts - start;
+}
+
+int hs_contention_kvm(struct hs_contention *c, const struct hs_event *ev,
+		      struct hs_halt_facts *facts)
+{
+	struct ctn_thread *t;
+	bool oom;
+
+	*facts = (struct hs_halt_facts){ .tracked = c->runq != NULL, .woken_ns = HS_WOKEN_UNKNOWN };
+	t = ctn_thread_get(c, ev->tid, &oom);
+	if (oom)
+		return HS_ERR_RUNTIME;
+	if (ev->kind == HS_EV_VCPU_WAKEUP)
+		ctn_halt(c, t, ev, facts);
+	return HS_OK;
+}
+
+void hs_contention_lost(struct hs_contention *c, int cpu)
+{
+	if (c->runq)
+		hs_runq_lost(c->runq, cpu);
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef HS_CONTENTION_H
+#define HS_CONTENTION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "runq.h"
+
+/*
+ * What the scheduler's events tell of each halt of a vCPU thread: who else
+ * was runnable on the CPU it polled on (runq.h), where and when its thread
+ * went to sleep, and when it was woken (sched_waking). The accounting's
+ * first stage: it takes every sched event and every kvm event in order and
+ * answers each kvm_vcpu_wakeup with the facts of its halt, so that the sched
+ * events, most of a recording's, go no further than the thread that decodes
+ * them (formats/trace/sink_pipe.c hands the rest to a second one).
+ */
+struct hs_halt_facts {
+	bool tracked;			/* a sched event came before: the runqueues are followed */
+	struct hs_runq_halt runq;	/* the CPU the halt polled on, over the halt (when tracked) */
+	uint64_t woken_ns;		/* from its start to its thread's sched_waking; HS_WOKEN_UNKNOWN */
+};
+
+struct hs_contention;
+
+struct hs_contention *hs_contention_alloc(void);
+void hs_contention_free(struct hs_contention *c);
+/*
+ * Keeps the sleeps and wakes of the threads in share index of count only
+ * (hs_account_shard); every runqueue is followed whatever the share.
+ */
+void hs_contention_shard(struct hs_contention *c, unsigned int index, unsigned int count);
+
+/* A sched event (hs_ev_sched): HS_OK, HS_ERR_RUNTIME out of memory. */
+int hs_contention_sched(struct hs_contention *c, const struct hs_event *ev);
+/*
+ * A kvm event of a thread of the share: the thread is a vCPU thread from
+ * now on, and a kvm_vcpu_wakeup gets its halt's facts. HS_ERR_RUNTIME out
+ * of memory.
+ */
+int hs_contention_kvm(struct hs_contention *c, const struct hs_event *ev,
+		      struct hs_halt_facts *facts);
+/* Events were lost on cpu (-1: somewhere): what was known of its runqueue is gone. */
+void hs_contention_lost(struct hs_contention *c, int cpu);
+
+#endif
