@@ -125,6 +125,8 @@ static bool front_in_range(struct hs_account_front *f, const struct hs_account_o
 {
 	uint64_t rel;
 
+	if (!o->start_ns && !o->end_ns)
+		return true;
 	if (!f->have_base) {
 		f->have_base = true;
 		f->base_ts = ts;

@@ -14,6 +14,8 @@
 #define CTN_THREADS 4096
 /* Slots of waking_early (a power of two). */
 #define CTN_WAKING_EARLY 256
+/* Bits of known_tid (a power of two). */
+#define CTN_KNOWN_BITS 4096
 
 struct ctn_thread {
 	int tid;
@@ -27,6 +29,12 @@ struct hs_contention {
 	struct ctn_thread *threads;	/* known from their first kvm event */
 	unsigned int nthreads, cap_threads;
 	struct hs_imap thread_map;
+	/*
+	 * A bit per tid modulo CTN_KNOWN_BITS, set for the threads above: most
+	 * tasks that go to sleep are not vCPU threads, and are told so here
+	 * without a lookup in thread_map.
+	 */
+	uint64_t known_tid[CTN_KNOWN_BITS / 64];
 	/*
 	 * sched_waking of threads not (yet) known as vCPU threads: a thread is
 	 * known from its first kvm event, which ends a wait its waking came
@@ -62,10 +70,20 @@ void hs_contention_shard(struct hs_contention *c, unsigned int index, unsigned i
 	c->nshards = count > 1 ? count : 1;
 }
 
+static bool ctn_maybe_known(const struct hs_contention *c, int tid)
+{
+	unsigned int b = (unsigned int)tid & (CTN_KNOWN_BITS - 1);
+
+	return c->known_tid[b / 64] >> (b % 64) & 1;
+}
+
 static struct ctn_thread *ctn_thread_find(struct hs_contention *c, int tid)
 {
-	long i = hs_imap_get(&c->thread_map, tid);
+	long i;
 
+	if (!ctn_maybe_known(c, tid))
+		return NULL;
+	i = hs_imap_get(&c->thread_map, tid);
 	return i < 0 ? NULL : &c->threads[i];
 }
 
@@ -143,6 +161,9 @@ static struct ctn_thread *ctn_thread_get(struct hs_contention *c, int tid, bool 
 		return NULL;
 	t = &c->threads[i];
 	if (added) {
+		unsigned int b = (unsigned int)tid & (CTN_KNOWN_BITS - 1);
+
+		c->known_tid[b / 64] |= 1ull << (b % 64);
 		t->tid = tid;
 		if (c->waking_early[ctn_waking_slot(tid)].tid == tid)
 			t->waking_ts = c->waking_early[ctn_waking_slot(tid)].ts;

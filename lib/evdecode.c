@@ -102,6 +102,28 @@ static uint32_t ev_field_end(struct hs_ev_field f)
 	return f.size || f.text ? (uint32_t)f.off + f.size : 0;
 }
 
+static bool ev_num(struct hs_ev_field f, uint16_t size)
+{
+	return f.size == size && !f.text;
+}
+
+/* hs_ev_desc.fast for kind k, once its fields are known. */
+static uint8_t ev_fast(int k, const struct hs_ev_desc *d, bool swap)
+{
+	if (swap || !ev_num(d->pid, 4) || !ev_num(d->f[0], 4))
+		return 0;
+	switch (k + 1) {
+	case HS_EV_SCHED_SWITCH:
+		if (!ev_num(d->f[2], 4))
+			return 0;
+		return ev_num(d->f[1], 8) ? 8 : ev_num(d->f[1], 4) ? 4 : 0;
+	case HS_EV_SCHED_WAKEUP:
+	case HS_EV_SCHED_WAKING:
+		return ev_num(d->f[1], 4) ? 1 : 0;
+	}
+	return 0;
+}
+
 int hs_ev_layout_init(struct hs_ev_layout *lay, struct tep_handle *tep, bool swap,
 		      unsigned int mask)
 {
@@ -131,6 +153,7 @@ int hs_ev_layout_init(struct hs_ev_layout *lay, struct tep_handle *tep, bool swa
 			if (ev_field_end(*f) > d->need)
 				d->need = ev_field_end(*f);
 		}
+		d->fast = ev_fast(k, d, swap);
 		found++;
 	}
 	return found;

@@ -62,6 +62,14 @@ struct hs_ev_desc {
 	struct hs_ev_field pid;
 	struct hs_ev_field f[HS_EV_NFIELDS];
 	uint32_t need;		/* payload bytes that hold every field above */
+	/*
+	 * The sched events, most of a recording, decode through loads of
+	 * fixed size (hs_ev_sched_fast) when the recording is in this
+	 * machine's byte order and their fields have the sizes of every
+	 * kernel haltstat knows: the size of sched_switch's prev_state (4 or
+	 * 8), 1 for the wakeups, 0 for the field by field way.
+	 */
+	uint8_t fast;
 };
 
 /* Event ids and field layouts, indexed by enum hs_event_kind - 1. */
@@ -213,6 +221,36 @@ hs_ev_fields(const struct hs_ev_desc *d, const unsigned char *p, size_t len, boo
 	return bad ? -2 : 0;
 }
 
+/* A sched event of a fast layout (hs_ev_desc.fast), len >= d->need: as hs_ev_fields() reads it. */
+static inline int hs_ev_sched_fast(const struct hs_ev_desc *d, const unsigned char *p,
+				   struct hs_event *ev)
+{
+	int32_t tid, a, b;
+
+	memcpy(&tid, p + d->pid.off, 4);
+	memcpy(&a, p + d->f[0].off, 4);
+	ev->tid = tid;
+	if (ev->kind == HS_EV_SCHED_SWITCH) {
+		uint64_t state = 0;
+		uint32_t state32;
+
+		memcpy(&b, p + d->f[2].off, 4);
+		if (d->fast == 8) {
+			memcpy(&state, p + d->f[1].off, 8);
+		} else {
+			memcpy(&state32, p + d->f[1].off, 4);
+			state = state32;
+		}
+		ev->sched_switch = (struct hs_sched_switch){
+			.prev_pid = a, .next_pid = b, .prev_runnable = hs_ev_sched_runnable(state),
+		};
+	} else {
+		memcpy(&b, p + d->f[1].off, 4);
+		ev->sched_wakeup = (struct hs_sched_wakeup){ .pid = a, .target_cpu = b };
+	}
+	return 0;
+}
+
 /* Decodes payload (id at offset 0) into ev: 0 ok, -1 unrelated, -2 malformed. */
 static inline int hs_ev_decode(const struct hs_ev_layout *lay, const unsigned char *p,
 			       size_t len, struct hs_event *ev)
@@ -230,6 +268,8 @@ static inline int hs_ev_decode(const struct hs_ev_layout *lay, const unsigned ch
 		return -1;
 	d = &lay->ev[k];
 	ev->kind = (uint8_t)(k + 1);
+	if (d->fast && len >= d->need)
+		return hs_ev_sched_fast(d, p, ev);
 	return len >= d->need ? hs_ev_fields(d, p, len, sw, ev, false) :
 				hs_ev_fields(d, p, len, sw, ev, true);
 }

@@ -8,6 +8,15 @@ static int sink_acct_event(void *priv, const struct hs_event *ev)
 	return hs_account_event(priv, ev);
 }
 
+static int sink_acct_events(void *priv, const struct hs_event *ev, size_t n)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = hs_account_event(priv, &ev[i]);
+	return ret;
+}
+
 static bool sink_acct_keeps(void *priv, const struct hs_event *ev)
 {
 	return hs_account_keeps(priv, ev);
@@ -35,9 +44,13 @@ static void sink_acct_process(void *priv, int tgid, const char *comm, const char
 
 void hs_sink_account(struct hs_sink *sink, struct hs_account *acct)
 {
+	bool sharded = hs_account_sharded(acct);
+
 	*sink = (struct hs_sink){
-		.event = sink_acct_event, .lost = sink_acct_lost, .thread = sink_acct_thread,
-		.process = sink_acct_process, .keeps = sink_acct_keeps, .count = sink_acct_count,
+		.event = sink_acct_event, .events = sink_acct_events, .lost = sink_acct_lost,
+		.thread = sink_acct_thread, .process = sink_acct_process,
+		/* an account that keeps every event needs no asking */
+		.keeps = sharded ? sink_acct_keeps : NULL, .count = sharded ? sink_acct_count : NULL,
 		.priv = acct, .meta = hs_account_meta(acct),
 	};
 }

@@ -3,6 +3,7 @@
 #define HS_SINK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../../lib/event.h"
@@ -32,6 +33,13 @@ struct hs_sink {
 	void (*count)(void *priv, const struct hs_event_tally *t);
 	/* Optional: the reader changed *meta in the stream (a note), before the events that follow. */
 	void (*meta_changed)(void *priv);
+	/*
+	 * Optional: n events at once, as n calls of event() would give them;
+	 * a reader that decodes many hands them over in batches (one call, not
+	 * one a record). Whatever else it hands over comes after the batch
+	 * before it.
+	 */
+	int (*events)(void *priv, const struct hs_event *ev, size_t n);
 };
 
 /* A sink into acct; process() with comm or vm NULL keeps what acct knows of it. */

@@ -381,6 +381,15 @@ static int pipe_event(void *priv, const struct hs_event *ev)
 	return 0;
 }
 
+static int pipe_events(void *priv, const struct hs_event *ev, size_t n)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = pipe_event(priv, &ev[i]);
+	return ret;
+}
+
 static void pipe_lost(void *priv, int cpu, uint64_t count, bool known)
 {
 	struct hs_sink_pipe *p = priv;
@@ -475,7 +484,7 @@ struct hs_sink_pipe *hs_sink_pipe_open(struct hs_sink *sink, struct hs_account *
 		return NULL;
 	}
 	*sink = (struct hs_sink){
-		.event = pipe_event, .lost = pipe_lost, .thread = pipe_thread,
+		.event = pipe_event, .events = pipe_events, .lost = pipe_lost, .thread = pipe_thread,
 		.process = pipe_process, .meta_changed = pipe_meta_changed,
 		.priv = p, .meta = &p->meta,
 	};

@@ -237,6 +237,31 @@ static int td_next(struct td_dec *d, struct td_cur *c)
 
 /* ---- merge across CPUs ---- */
 
+/* Events handed over at once when the sink takes batches: 12 KiB, in L1. */
+#define TD_BATCH 256
+
+struct td_out {
+	struct hs_sink *s;
+	size_t n;
+	struct hs_event ev[TD_BATCH];
+};
+
+static int td_out_flush(struct td_out *o)
+{
+	size_t n = o->n;
+
+	o->n = 0;
+	return n ? o->s->events(o->s->priv, o->ev, n) : 0;
+}
+
+static int td_out_event(struct td_out *o, const struct hs_event *ev)
+{
+	if (!o->s->events)
+		return o->s->event(o->s->priv, ev);
+	o->ev[o->n++] = *ev;
+	return o->n == TD_BATCH ? td_out_flush(o) : 0;
+}
+
 static bool td_before(const struct td_cur *a, const struct td_cur *b)
 {
 	return a->ev.ts < b->ev.ts || (a->ev.ts == b->ev.ts && a->cpu < b->cpu);
@@ -261,43 +286,85 @@ static void td_sift(struct td_cur **h, int n, int i)
 	}
 }
 
-static void td_flush_lost(struct hs_sink *s, struct td_cur *c)
+/*
+ * Up to this many cursors the first is found by a scan, not a heap: the
+ * CPUs' events interleave at random, so a heap's compares mispredict
+ * (a third of the reader's time went to the merge), and the scan's become
+ * conditional moves.
+ */
+#define TD_SCAN_MAX 8
+
+static int td_pick(struct td_cur *const *h, int n)
 {
+	uint64_t bt = h[0]->ev.ts;
+	int bc = h[0]->cpu, m = 0;
+
+	for (int i = 1; i < n; i++) {
+		uint64_t t = h[i]->ev.ts;
+		int c = h[i]->cpu;
+		bool lt = (t < bt) | ((t == bt) & (c < bc));
+
+		m = lt ? i : m;
+		bt = lt ? t : bt;
+		bc = lt ? c : bc;
+	}
+	return m;
+}
+
+static int td_flush_lost(struct td_out *o, struct td_cur *c)
+{
+	struct hs_sink *s = o->s;
+
+	/* the losses come after the events before them */
+	if (td_out_flush(o))
+		return -1;
 	if (c->lost)
 		s->lost(s->priv, c->cpu, c->lost, true);
 	for (; c->lost_unknown; c->lost_unknown--)
 		s->lost(s->priv, c->cpu, 0, false);
 	c->lost = 0;
+	return 0;
 }
 
-static int td_merge(struct td_dec *d, struct td_cur **h, int n, struct hs_sink *s)
+/* One cursor's event to the sink; -1 when the sink refuses it. */
+static int td_emit(struct td_dec *d, struct td_cur *c, struct td_out *o)
 {
-	for (int i = n / 2 - 1; i >= 0; i--)
+	if ((c->lost || c->lost_unknown) && td_flush_lost(o, c))
+		return -1;
+	if (!c->ev.kind)
+		return 0;
+	if (c->ev.kind == HS_EV_MARKER) {
+		if (td_out_flush(o))
+			return -1;
+		hs_recmeta_note(c->ev.marker.text, c->ev.marker.len, o->s, &d->notes_lost);
+		return 0;
+	}
+	if (c->ev.ts < c->last_ts) {
+		c->ev.ts = c->last_ts;
+		d->meta->clamped_ts++;
+	}
+	c->last_ts = c->ev.ts;
+	return td_out_event(o, &c->ev);
+}
+
+static int td_merge(struct td_dec *d, struct td_cur **h, int n, struct td_out *o)
+{
+	for (int i = n / 2 - 1; n > TD_SCAN_MAX && i >= 0; i--)
 		td_sift(h, n, i);
 	while (n > 0) {
-		struct td_cur *c = h[0];
+		/* a heap while the cursors are many: its first is h[0] */
+		int i = n > TD_SCAN_MAX ? 0 : td_pick(h, n);
+		struct td_cur *c = h[i];
 
-		if (c->lost || c->lost_unknown)
-			td_flush_lost(s, c);
-		if (!c->ev.kind)
-			goto next;
-		if (c->ev.kind == HS_EV_MARKER) {
-			hs_recmeta_note(c->ev.marker.text, c->ev.marker.len, s, &d->notes_lost);
-			goto next;
-		}
-		if (c->ev.ts < c->last_ts) {
-			c->ev.ts = c->last_ts;
-			d->meta->clamped_ts++;
-		}
-		c->last_ts = c->ev.ts;
-		if (s->event(s->priv, &c->ev))
+		if (td_emit(d, c, o))
 			return -1;
-next:
 		if (!td_next(d, c)) {
-			td_flush_lost(s, c);
-			h[0] = h[--n];
-			td_sift(h, n, 0);
-		} else if (n > 1) {
+			if ((c->lost || c->lost_unknown) && td_flush_lost(o, c))
+				return -1;
+			h[i] = h[--n];
+			if (n > TD_SCAN_MAX)
+				td_sift(h, n, 0);
+		} else if (n > TD_SCAN_MAX) {
 			/* mostly the same CPU goes on: one compare with the next in line */
 			struct td_cur *m = n > 2 && td_before(h[2], h[1]) ? h[2] : h[1];
 
@@ -305,7 +372,7 @@ next:
 				td_sift(h, n, 0);
 		}
 	}
-	return 0;
+	return td_out_flush(o);
 }
 
 /* ---- putting it together ---- */
@@ -467,20 +534,24 @@ static int td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_
 			    .tally = { .first_ts = UINT64_MAX } };
 	struct td_cur *cur = calloc(ncur, sizeof(*cur));
 	struct td_cur **heap = calloc(ncur, sizeof(*heap));
+	struct td_out *out = malloc(sizeof(*out));
 	int n = 0, ret = 0;
 
-	if (!cur || !heap) {
+	if (!cur || !heap || !out) {
 		free(cur);
 		free(heap);
+		free(out);
 		return hs_error_set(f->err, HS_ERR_RUNTIME, "out of memory");
 	}
+	out->s = s;
+	out->n = 0;
 	/* the top buffer, or else every instance that holds relevant events */
 	for (int i = 0; i < f->nbufs && !ret; i++) {
 		if (i == 1 && n > 0)
 			break;
 		ret = td_use_buf(&d, i, cur + (size_t)i * f->ncpus, heap, &n, s, tlost);
 	}
-	if (!ret && td_merge(&d, heap, n, s))
+	if (!ret && td_merge(&d, heap, n, out))
 		ret = hs_error_set(f->err, HS_ERR_RUNTIME, "accounting rejected an event");
 	if (!ret && !d.stats_used)
 		td_notes_losses(&d, cur, s);
@@ -496,6 +567,7 @@ static int td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_
 		free(cur[i].win);
 	free(cur);
 	free(heap);
+	free(out);
 	return ret;
 }
 
