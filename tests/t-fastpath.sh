@@ -106,6 +106,9 @@ run_case era5 -v 2 -V 1 -H 40000 -g period:180us -c 2 --migrate 0.05 --noise 100
 	--shrink 0 --release 5.15.0-91-generic
 # one CPU only, a few halts
 run_case small -v 1 -H 3000 -g 30us,100us,600us -c 1
+# 12 CPUs: the decoder's merge starts as a heap and goes on as a scan once
+# 8 CPUs or fewer have events left (tracedat_decode.c, TD_SCAN_MAX)
+run_case wide -v 6 -V 2 -H 3000 -g exp:150us -c 12 --migrate 0.2 --noise 2000 --lost 2:40
 
 # Damaged files the two readers must also agree on: time stamps going
 # backwards (clamped the same whether an event is kept or only counted),

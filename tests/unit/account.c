@@ -12,11 +12,38 @@
 #include "check.h"
 
 static int feed_errors;
+/*
+ * The tests run twice: through hs_account_event(), and through its two
+ * halves as a reader's thread and the accounting's would call them (facts
+ * handed from one to the other): every figure must come out the same.
+ */
+static bool by_halves;
 
 static void feed(struct hs_account *a, const struct hs_event *ev)
 {
-	if (hs_account_event(a, ev))
+	struct hs_halt_facts facts;
+	bool pass;
+	int ret;
+
+	if (!by_halves) {
+		ret = hs_account_event(a, ev);
+	} else {
+		ret = hs_account_front(a, ev, &facts, &pass);
+		if (!ret && pass)
+			ret = hs_account_back(a, ev, &facts);
+	}
+	if (ret)
 		feed_errors++;
+}
+
+static void lost(struct hs_account *a, int cpu, uint64_t count, bool known)
+{
+	if (!by_halves) {
+		hs_account_lost(a, cpu, count, known);
+		return;
+	}
+	hs_account_back_lost(a, cpu, count, known);
+	hs_account_front_lost(a, cpu, count, known);
 }
 
 static void wake(struct hs_account *a, uint64_t ts, int tid, uint64_t ns, bool waited,
@@ -190,13 +217,13 @@ static void test_lost(void)
 	pollns(a, 100, 300, 1, 10000, 0);	/* grow */
 	wake(a, 100, 300, 500, true, 1);	/* nopoll (old 0) */
 	pollns(a, 200, 300, 1, 0, 10000);	/* shrink: flap 1, pending */
-	hs_account_lost(a, 0, 5, true);		/* pending dropped, window unknown */
+	lost(a, 0, 5, true);		/* pending dropped, window unknown */
 	wake(a, 200, 300, 900000, true, 1);	/* unknown wait: right after the loss */
 	wake(a, 300, 300, 900000, true, 1);	/* nopoll, told by the next event's old */
 	pollns(a, 400, 300, 1, 10000, 0);	/* grow after loss: not a flap */
 	wake(a, 400, 300, 700, true, 1);	/* nopoll */
-	hs_account_lost(a, 3, 0, false);
-	hs_account_lost(a, 3, 0, true);		/* nothing lost: no effect */
+	lost(a, 3, 0, false);
+	lost(a, 3, 0, true);		/* nothing lost: no effect */
 	wake(a, 500, 300, 700, true, 1);	/* unknown again: right after the loss */
 	hs_account_finish(a);
 	v = find_vcpu(a, 300);
@@ -272,12 +299,12 @@ static void test_guest_lost(void)
 
 	idle(a, 100, 0, 0, 1);
 	idle(a, 100, 1, 1, 1);
-	hs_account_lost(a, 0, 2, true);
+	lost(a, 0, 2, true);
 	idle(a, 200, 0, 0, HS_IDLE_EXIT);	/* period crossed a loss: not counted */
 	idle(a, 200, 1, 1, HS_IDLE_EXIT);	/* other CPU: 100 */
 	idle(a, 300, 0, 0, 0);
 	idle(a, 310, 0, 0, HS_IDLE_EXIT);	/* res[0] 10, poll pending */
-	hs_account_lost(a, 0, 0, false);	/* outcome of that POLL unknown */
+	lost(a, 0, 0, false);	/* outcome of that POLL unknown */
 	idle(a, 320, 0, 0, 1);
 	idle(a, 330, 0, 0, HS_IDLE_EXIT);	/* res[1] 10 */
 	hs_account_finish(a);
@@ -483,7 +510,7 @@ static void shard_stream(struct hs_account **accts, int n)
 			wake(a, ts + 50, tid, (uint64_t)(i * 37) % 30000, i % 3 == 0, 1);
 			idle(a, ts + 60, i % 4, (uint32_t)(i % 4), i % 2 ? 1 : 4294967295u);
 			if (i == 120)
-				hs_account_lost(a, 1, 5, true);
+				lost(a, 1, 5, true);
 		}
 	}
 }
@@ -719,7 +746,7 @@ static void test_sched_poll_end(void)
 	hs_account_free(a);
 }
 
-int main(void)
+static void run_all(void)
 {
 	test_sched_poll_end();
 	test_midlife();
@@ -737,6 +764,14 @@ int main(void)
 	test_bad_kind();
 	test_whatif_hook();
 	test_shards();
+}
+
+int main(void)
+{
+	run_all();
+	printf("# the same through hs_account_front and hs_account_back\n");
+	by_halves = true;
+	run_all();
 	CHECK_EQ_U64(feed_errors, 0, "acct_feed_errors");
 	return CHECK_DONE();
 }
