@@ -18,9 +18,9 @@ struct hs_source {
 	int (*read)(const char *path, struct hs_account *acct, struct hs_error *err);
 	/*
 	 * Whether the input can be read twice, at once, and decoding it is cheap
-	 * next to the per-vCPU work; small inputs only when any_size.
+	 * next to the per-vCPU work; forced: whenever it can be read twice.
 	 */
-	bool (*splittable)(const char *path, bool any_size);
+	bool (*splittable)(const char *path, bool forced);
 };
 
 /* Reads path into a fresh accounting and finishes it; NULL with err set. */

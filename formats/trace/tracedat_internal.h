@@ -78,6 +78,12 @@ int hs_td_v6_decode_fd(const unsigned char *buf, size_t len, int fd, struct hs_s
  */
 int hs_td_read_sink(const char *path, int fd, const unsigned char *buf, size_t len, bool v7,
 		    struct hs_sink *sink, struct hs_error *err);
+/*
+ * The share of kvm_vcpu_wakeup among the first 65536 analysed events of a
+ * trace.dat haltstat's own readers decode (0 for another): how much of its
+ * report is per-vCPU work, before reading it for real.
+ */
+double hs_td_halt_share(const char *path, int fd, const unsigned char *buf, size_t len);
 /* hs_tracedat_read for a file also open on fd (-1: buf is all there is). */
 int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size_t len,
 			struct hs_account *acct, struct hs_error *err);

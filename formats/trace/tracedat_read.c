@@ -69,6 +69,61 @@ int hs_td_read_sink(const char *path, int fd, const unsigned char *buf, size_t l
 	return ret;
 }
 
+/* The first events of a file, counted by kind until there are HS_TD_SAMPLE_EVENTS. */
+struct td_sample {
+	uint64_t n, wakeups;
+};
+
+#define HS_TD_SAMPLE_EVENTS 65536
+
+static int td_sample_events(void *priv, const struct hs_event *ev, size_t n)
+{
+	struct td_sample *t = priv;
+
+	for (size_t i = 0; i < n; i++)
+		t->wakeups += ev[i].kind == HS_EV_VCPU_WAKEUP;
+	t->n += n;
+	/* enough: stop the reader (not an error of the file's) */
+	return t->n >= HS_TD_SAMPLE_EVENTS ? HS_ERR_RUNTIME : 0;
+}
+
+static int td_sample_event(void *priv, const struct hs_event *ev)
+{
+	return td_sample_events(priv, ev, 1);
+}
+
+static void td_sample_lost(void *priv, int cpu, uint64_t count, bool known)
+{
+	(void)priv, (void)cpu, (void)count, (void)known;
+}
+
+static void td_sample_thread(void *priv, int tid, int tgid, const char *comm)
+{
+	(void)priv, (void)tid, (void)tgid, (void)comm;
+}
+
+static void td_sample_process(void *priv, int tgid, const char *comm, const char *vm)
+{
+	(void)priv, (void)tgid, (void)comm, (void)vm;
+}
+
+double hs_td_halt_share(const char *path, int fd, const unsigned char *buf, size_t len)
+{
+	struct td_sample t = { 0 };
+	struct hs_meta meta;
+	struct hs_td_head h;
+	struct hs_sink sink = {
+		.event = td_sample_event, .events = td_sample_events, .lost = td_sample_lost,
+		.thread = td_sample_thread, .process = td_sample_process, .priv = &t, .meta = &meta,
+	};
+
+	hs_meta_init(&meta);
+	if (hs_td_head_parse(buf, len, &h, NULL) || !hs_td_head_own_reader(&h))
+		return 0;
+	hs_td_read_sink(path, fd, buf, len, h.version[0] == '7', &sink, NULL);
+	return t.n ? (double)t.wakeups / (double)t.n : 0;
+}
+
 int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size_t len,
 			struct hs_account *acct, struct hs_error *err)
 {
