@@ -237,7 +237,11 @@ static int td_next(struct td_dec *d, struct td_cur *c)
 
 /* ---- merge across CPUs ---- */
 
-/* Events handed over at once when the sink takes batches: 12 KiB, in L1. */
+/*
+ * Events handed over at once when the sink takes batches: 12 KiB, in L1.
+ * Only analysed kinds are batched, whose fields point nowhere into the
+ * pages (a marker's text does, and it is used at once).
+ */
 #define TD_BATCH 256
 
 struct td_out {
@@ -288,9 +292,8 @@ static void td_sift(struct td_cur **h, int n, int i)
 
 /*
  * Up to this many cursors the first is found by a scan, not a heap: the
- * CPUs' events interleave at random, so a heap's compares mispredict
- * (a third of the reader's time went to the merge), and the scan's become
- * conditional moves.
+ * CPUs' events interleave at random, so a heap's compares mispredict, and
+ * the scan's become conditional moves.
  */
 #define TD_SCAN_MAX 8
 
