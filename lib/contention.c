@@ -70,11 +70,20 @@ void hs_contention_shard(struct hs_contention *c, unsigned int index, unsigned i
 	c->nshards = count > 1 ? count : 1;
 }
 
-static bool ctn_maybe_known(const struct hs_contention *c, int tid)
+/* tid's word in known_tid, and its bit there in *bit */
+static uint64_t *ctn_known_word(struct hs_contention *c, int tid, uint64_t *bit)
 {
 	unsigned int b = (unsigned int)tid & (CTN_KNOWN_BITS - 1);
 
-	return c->known_tid[b / 64] >> (b % 64) & 1;
+	*bit = 1ull << (b % 64);
+	return &c->known_tid[b / 64];
+}
+
+static bool ctn_maybe_known(struct hs_contention *c, int tid)
+{
+	uint64_t bit;
+
+	return *ctn_known_word(c, tid, &bit) & bit;
 }
 
 static struct ctn_thread *ctn_thread_find(struct hs_contention *c, int tid)
@@ -161,9 +170,9 @@ static struct ctn_thread *ctn_thread_get(struct hs_contention *c, int tid, bool 
 		return NULL;
 	t = &c->threads[i];
 	if (added) {
-		unsigned int b = (unsigned int)tid & (CTN_KNOWN_BITS - 1);
+		uint64_t bit;
 
-		c->known_tid[b / 64] |= 1ull << (b % 64);
+		*ctn_known_word(c, tid, &bit) |= bit;
 		t->tid = tid;
 		if (c->waking_early[ctn_waking_slot(tid)].tid == tid)
 			t->waking_ts = c->waking_early[ctn_waking_slot(tid)].ts;

@@ -303,7 +303,7 @@ static bool input_splittable(const char *path, bool forced)
 
 		madvise(map, (size_t)st.st_size, MADV_RANDOM);
 		if (!hs_td_head_parse(map, (size_t)st.st_size, &h, NULL) && hs_td_head_own_reader(&h))
-			split = forced || hs_td_halt_share(path, fd, map, (size_t)st.st_size) >=
+			split = forced || hs_td_halt_share(path, fd, map, (size_t)st.st_size, &h) >=
 						  INPUT_SPLIT_HALT_SHARE;
 		munmap(map, (size_t)st.st_size);
 	}

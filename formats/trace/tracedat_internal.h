@@ -80,10 +80,12 @@ int hs_td_read_sink(const char *path, int fd, const unsigned char *buf, size_t l
 		    struct hs_sink *sink, struct hs_error *err);
 /*
  * The share of kvm_vcpu_wakeup among the first 65536 analysed events of a
- * trace.dat haltstat's own readers decode (0 for another): how much of its
- * report is per-vCPU work, before reading it for real.
+ * trace.dat with head h, which haltstat's own readers decode
+ * (hs_td_head_own_reader): how much of its report is per-vCPU work, before
+ * reading it for real.
  */
-double hs_td_halt_share(const char *path, int fd, const unsigned char *buf, size_t len);
+double hs_td_halt_share(const char *path, int fd, const unsigned char *buf, size_t len,
+			const struct hs_td_head *h);
 /* hs_tracedat_read for a file also open on fd (-1: buf is all there is). */
 int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size_t len,
 			struct hs_account *acct, struct hs_error *err);

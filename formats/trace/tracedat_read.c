@@ -107,20 +107,18 @@ static void td_sample_process(void *priv, int tgid, const char *comm, const char
 	(void)priv, (void)tgid, (void)comm, (void)vm;
 }
 
-double hs_td_halt_share(const char *path, int fd, const unsigned char *buf, size_t len)
+double hs_td_halt_share(const char *path, int fd, const unsigned char *buf, size_t len,
+			const struct hs_td_head *h)
 {
 	struct td_sample t = { 0 };
 	struct hs_meta meta;
-	struct hs_td_head h;
 	struct hs_sink sink = {
 		.event = td_sample_event, .events = td_sample_events, .lost = td_sample_lost,
 		.thread = td_sample_thread, .process = td_sample_process, .priv = &t, .meta = &meta,
 	};
 
 	hs_meta_init(&meta);
-	if (hs_td_head_parse(buf, len, &h, NULL) || !hs_td_head_own_reader(&h))
-		return 0;
-	hs_td_read_sink(path, fd, buf, len, h.version[0] == '7', &sink, NULL);
+	hs_td_read_sink(path, fd, buf, len, h->version[0] == '7', &sink, NULL);
 	return t.n ? (double)t.wakeups / (double)t.n : 0;
 }
 
