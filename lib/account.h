@@ -136,6 +136,8 @@ void hs_account_free(struct hs_account *acct);
 struct hs_meta *hs_account_meta(struct hs_account *acct);
 
 int hs_account_event(struct hs_account *acct, const struct hs_event *ev);
+/* n events in order, as hs_account_event() takes them one by one. */
+int hs_account_event_batch(struct hs_account *acct, const struct hs_event *ev, size_t n);
 /*
  * hs_account_event() in two halves, for a reader that keeps the first on
  * its own thread while a second thread runs the other (sink_pipe.c): the
@@ -149,6 +151,13 @@ int hs_account_front(struct hs_account *acct, const struct hs_event *ev,
 		     struct hs_halt_facts *facts, bool *pass);
 int hs_account_back(struct hs_account *acct, const struct hs_event *ev,
 		    const struct hs_halt_facts *facts);
+/*
+ * The front of the sched events that lead ev[0..n), *taken of them (0 when
+ * ev[0] is not one): sched events never pass, and in a run they cost one
+ * call, not one each.
+ */
+int hs_account_front_sched(struct hs_account *acct, const struct hs_event *ev, size_t n,
+			   size_t *taken);
 void hs_account_thread(struct hs_account *acct, int tid, int tgid, const char *comm);
 /* comm or vm_name NULL: keep what is known of it. */
 void hs_account_process(struct hs_account *acct, int tgid, const char *comm,

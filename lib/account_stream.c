@@ -149,21 +149,53 @@ static struct hs_contention *front_contention(struct hs_account *a)
 	return f->ctn;
 }
 
-static int front_sched(struct hs_account *a, const struct hs_event *ev)
+/* The front's count and span of n sched events, taken by the contention. */
+static void front_sched_count(struct hs_account_front *f, const struct hs_event *ev, size_t n)
 {
-	struct hs_account_front *f = &a->front;
-	struct hs_contention *c = front_contention(a);
-	int ret = c ? hs_contention_sched(c, ev) : HS_ERR_RUNTIME;
+	uint64_t lo = ev[0].ts, hi = ev[0].ts, count[HS_EV_ANALYSED_LAST + 1] = { 0 };
 
-	if (ret)
-		return ret;
-	f->events[ev->kind]++;
-	if (!f->have_ts || ev->ts < f->first_ts)
-		f->first_ts = ev->ts;
-	if (!f->have_ts || ev->ts > f->last_ts)
-		f->last_ts = ev->ts;
+	for (size_t i = 0; i < n; i++) {
+		count[ev[i].kind]++;
+		lo = ev[i].ts < lo ? ev[i].ts : lo;
+		hi = ev[i].ts > hi ? ev[i].ts : hi;
+	}
+	for (int k = HS_EV_SCHED_SWITCH; k <= HS_EV_SCHED_WAKING; k++)
+		f->events[k] += count[k];
+	if (!f->have_ts || lo < f->first_ts)
+		f->first_ts = lo;
+	if (!f->have_ts || hi > f->last_ts)
+		f->last_ts = hi;
 	f->have_ts = true;
-	return 0;
+}
+
+static int front_sched(struct hs_account *a, const struct hs_event *ev, size_t n)
+{
+	struct hs_contention *c = front_contention(a);
+	int ret = c ? hs_contention_sched(c, ev, n) : HS_ERR_RUNTIME;
+
+	if (!ret)
+		front_sched_count(&a->front, ev, n);
+	return ret;
+}
+
+int hs_account_front_sched(struct hs_account *a, const struct hs_event *ev, size_t n,
+			   size_t *taken)
+{
+	struct hs_halt_facts facts;
+	size_t k = 0;
+	bool pass;
+	int ret = 0;
+
+	while (k < n && hs_ev_sched(ev[k].kind))
+		k++;
+	*taken = k;
+	if (!k)
+		return 0;
+	if (!a->opts.start_ns && !a->opts.end_ns)
+		return front_sched(a, ev, k);
+	for (size_t i = 0; i < k && !ret; i++)
+		ret = hs_account_front(a, &ev[i], &facts, &pass);
+	return ret;
 }
 
 int hs_account_front(struct hs_account *a, const struct hs_event *ev,
@@ -178,7 +210,7 @@ int hs_account_front(struct hs_account *a, const struct hs_event *ev,
 	if (!front_in_range(&a->front, &a->opts, ev->ts))
 		return 0;
 	if (hs_ev_sched(ev->kind))
-		return front_sched(a, ev);
+		return front_sched(a, ev, 1);
 	if ((ev->kind == HS_EV_VCPU_WAKEUP || ev->kind == HS_EV_HALT_POLL_NS) &&
 	    hs_account_owns(a, ev->tid)) {
 		c = front_contention(a);
@@ -214,6 +246,20 @@ int hs_account_event(struct hs_account *a, const struct hs_event *ev)
 	int ret = hs_account_front(a, ev, &facts, &pass);
 
 	return ret || !pass ? ret : hs_account_back(a, ev, &facts);
+}
+
+int hs_account_event_batch(struct hs_account *a, const struct hs_event *ev, size_t n)
+{
+	size_t i = 0, k;
+	int ret = 0;
+
+	while (i < n && !ret) {
+		ret = hs_account_front_sched(a, ev + i, n - i, &k);
+		i += k;
+		if (!ret && !k)
+			ret = hs_account_event(a, &ev[i++]);
+	}
+	return ret;
 }
 
 void hs_account_front_lost(struct hs_account *a, int cpu, uint64_t count, bool count_known)

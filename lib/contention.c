@@ -86,7 +86,7 @@ static bool ctn_maybe_known(struct hs_contention *c, int tid)
 	return *ctn_known_word(c, tid, &bit) & bit;
 }
 
-static struct ctn_thread *ctn_thread_find(struct hs_contention *c, int tid)
+static inline struct ctn_thread *ctn_thread_find(struct hs_contention *c, int tid)
 {
 	long i;
 
@@ -118,42 +118,44 @@ static void ctn_waking(struct hs_contention *c, const struct hs_event *ev)
 	}
 }
 
-/* A vCPU thread that goes to sleep does so on the CPU it polled on. */
+/*
+ * A vCPU thread that goes to sleep does so on the CPU it polled on. Most
+ * switches are of other tasks, sleeping or preempted at random: the one
+ * test that usually fails is the known bit, not a branch on each field.
+ */
 static void ctn_slept(struct hs_contention *c, const struct hs_event *ev)
 {
 	const struct hs_sched_switch *sw = &ev->sched_switch;
+	int tid = sw->prev_pid & -(int)(!sw->prev_runnable & (sw->prev_pid > 0));
 	struct ctn_thread *t;
 
-	if (sw->prev_runnable || sw->prev_pid <= 0 ||
-	    !hs_shard_owns(c->shard, c->nshards, sw->prev_pid))
+	if (!ctn_maybe_known(c, tid) || !tid || !hs_shard_owns(c->shard, c->nshards, tid))
 		return;
-	t = ctn_thread_find(c, sw->prev_pid);
+	t = ctn_thread_find(c, tid);
 	if (!t)
 		return;
 	t->slept_ts = ev->ts;
 	t->slept_cpu = ev->cpu;
 }
 
-int hs_contention_sched(struct hs_contention *c, const struct hs_event *ev)
+int hs_contention_sched(struct hs_contention *c, const struct hs_event *ev, size_t n)
 {
 	if (!c->runq) {
 		c->runq = hs_runq_alloc();
 		if (!c->runq)
 			return HS_ERR_RUNTIME;
 	}
-	switch (ev->kind) {
-	case HS_EV_SCHED_WAKING:
-		ctn_waking(c, ev);
-		hs_runq_waking(c->runq, ev->ts, &ev->sched_wakeup);
-		break;
-	case HS_EV_SCHED_SWITCH:
-		ctn_slept(c, ev);
-		hs_runq_switch(c->runq, ev->ts, ev->cpu, &ev->sched_switch);
-		break;
-	default:
-		hs_runq_wakeup(c->runq, ev->ts, &ev->sched_wakeup);
-		break;
+	/*
+	 * The threads' sleeps and wakes and the runqueues are apart: each
+	 * in its own pass over the run, which holds no kvm event.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].kind == HS_EV_SCHED_SWITCH)
+			ctn_slept(c, &ev[i]);
+		else if (ev[i].kind == HS_EV_SCHED_WAKING)
+			ctn_waking(c, &ev[i]);
 	}
+	hs_runq_events(c->runq, ev, n);
 	return HS_OK;
 }
 

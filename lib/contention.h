@@ -3,6 +3,7 @@
 #define HS_CONTENTION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "event.h"
@@ -33,8 +34,8 @@ void hs_contention_free(struct hs_contention *c);
  */
 void hs_contention_shard(struct hs_contention *c, unsigned int index, unsigned int count);
 
-/* A sched event (hs_ev_sched): HS_OK, HS_ERR_RUNTIME out of memory. */
-int hs_contention_sched(struct hs_contention *c, const struct hs_event *ev);
+/* n sched events (hs_ev_sched) in order: HS_OK, HS_ERR_RUNTIME out of memory. */
+int hs_contention_sched(struct hs_contention *c, const struct hs_event *ev, size_t n);
 /*
  * A kvm event of a thread of the share: the thread is a vCPU thread from
  * now on, and a kvm_vcpu_wakeup gets its halt's facts. HS_ERR_RUNTIME out

@@ -174,10 +174,11 @@ static inline __attribute__((always_inline)) void runq_add(struct hs_runq *q, st
 		c->overflow = true;
 }
 
-void hs_runq_switch(struct hs_runq *q, uint64_t ts, int cpu, const struct hs_sched_switch *sw)
+static inline __attribute__((always_inline)) void runq_switch(struct hs_runq *q, uint64_t ts, int cpu,
+							    const struct hs_sched_switch *sw)
 {
 	struct hs_runq_cpu *c = runq_cpu(q, cpu);
-	int32_t left = 0;
+	int32_t left;
 	bool first;
 
 	if (!c)
@@ -187,10 +188,9 @@ void hs_runq_switch(struct hs_runq *q, uint64_t ts, int cpu, const struct hs_sch
 		c->known = true;
 		c->known_since = ts;
 	}
-	if (!sw->prev_runnable && sw->prev_pid > 0) {
-		runq_remove(c, sw->prev_pid);
-		left = sw->prev_pid;
-	}
+	/* sleeping or preempted at random: a mask, not a branch (no pids[] holds 0) */
+	left = sw->prev_pid & -(int32_t)(!sw->prev_runnable & (sw->prev_pid > 0));
+	runq_remove(c, left);
 	if (sw->next_pid <= 0) {
 		/* idle runs only on an empty runqueue: whatever was left is stale */
 		c->n = 0;
@@ -206,7 +206,7 @@ static struct hs_runq_waking *runq_waking_slot(struct hs_runq *q, int32_t pid)
 	return &q->waking[((uint32_t)pid * 2654435761u) >> 20 & (HS_RUNQ_WAKING - 1)];
 }
 
-void hs_runq_waking(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup *wk)
+static inline void runq_waking(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup *wk)
 {
 	struct hs_runq_waking *w;
 
@@ -229,7 +229,7 @@ static uint64_t runq_woken_at(struct hs_runq *q, int32_t pid, uint64_t ts)
 	return from;
 }
 
-void hs_runq_wakeup(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup *wk)
+static inline void runq_wakeup(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup *wk)
 {
 	struct hs_runq_cpu *c;
 
@@ -241,6 +241,33 @@ void hs_runq_wakeup(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup
 	ts = runq_woken_at(q, wk->pid, ts);
 	runq_add(q, c, wk->target_cpu, wk->pid, ts);
 	runq_mark(c, ts, false, 0);
+}
+
+void hs_runq_switch(struct hs_runq *q, uint64_t ts, int cpu, const struct hs_sched_switch *sw)
+{
+	runq_switch(q, ts, cpu, sw);
+}
+
+void hs_runq_waking(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup *wk)
+{
+	runq_waking(q, ts, wk);
+}
+
+void hs_runq_wakeup(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup *wk)
+{
+	runq_wakeup(q, ts, wk);
+}
+
+void hs_runq_events(struct hs_runq *q, const struct hs_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].kind == HS_EV_SCHED_SWITCH)
+			runq_switch(q, ev[i].ts, ev[i].cpu, &ev[i].sched_switch);
+		else if (ev[i].kind == HS_EV_SCHED_WAKING)
+			runq_waking(q, ev[i].ts, &ev[i].sched_wakeup);
+		else
+			runq_wakeup(q, ev[i].ts, &ev[i].sched_wakeup);
+	}
 }
 
 static void runq_forget(struct hs_runq_cpu *c)

@@ -3,6 +3,7 @@
 #define HS_RUNQ_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "event.h"
@@ -42,6 +43,11 @@ void hs_runq_switch(struct hs_runq *q, uint64_t ts, int cpu, const struct hs_sch
  */
 void hs_runq_waking(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup *wk);
 void hs_runq_wakeup(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup *wk);
+/*
+ * A run of sched events (hs_ev_sched), in order, as the three above take
+ * them one by one: most of a recording, so one call a batch, not an event.
+ */
+void hs_runq_events(struct hs_runq *q, const struct hs_event *ev, size_t n);
 /* Events were lost on cpu (-1: somewhere): what it knew of that CPU is gone. */
 void hs_runq_lost(struct hs_runq *q, int cpu);
 

@@ -10,11 +10,7 @@ static int sink_acct_event(void *priv, const struct hs_event *ev)
 
 static int sink_acct_events(void *priv, const struct hs_event *ev, size_t n)
 {
-	int ret = 0;
-
-	for (size_t i = 0; i < n && !ret; i++)
-		ret = hs_account_event(priv, &ev[i]);
-	return ret;
+	return hs_account_event_batch(priv, ev, n);
 }
 
 static bool sink_acct_keeps(void *priv, const struct hs_event *ev)

@@ -24,6 +24,12 @@
 
 /* ---- ring-buffer pages ---- */
 
+/*
+ * Events a CPU's cursor decodes at once: in a loop of its own, a page's
+ * records are decoded with the layout in registers, not one call each.
+ */
+#define TD_QUEUE 64
+
 struct td_cur {
 	const unsigned char *data;	/* this CPU's pages, when in memory */
 	uint64_t foff;			/* their offset in the file */
@@ -35,11 +41,30 @@ struct td_cur {
 	size_t win_len, win_cap;
 	uint64_t size, page;		/* bytes, offset of the next page */
 	struct hs_rb_walk w;		/* the records of the current page */
-	uint64_t last_ts;
+	uint64_t last_ts;		/* the clamp's, in this CPU's order */
 	uint64_t lost;			/* known losses not reported yet */
 	uint64_t lost_unknown;		/* pages that lost an unknown count */
 	int cpu;
-	struct hs_event ev;
+	/*
+	 * Decoded ahead, from one page only: a marker's text points into
+	 * it, and the next page may overwrite the window. q[qi] is next.
+	 */
+	unsigned int qi, qn;
+	uint64_t key[TD_QUEUE];		/* the raw time stamps: the merge's order */
+	struct hs_event q[TD_QUEUE];	/* time stamps clamped */
+};
+
+/*
+ * sched_switch in a fast layout (hs_ev_desc.fast), most records of a
+ * recording: its offsets in registers through a page's loop. id is -1
+ * when the records go the general way (another layout, or a sink that
+ * drops some).
+ */
+struct td_switch {
+	int id;
+	uint32_t need;
+	uint16_t pid, prev, state, next;
+	bool state8;
 };
 
 struct td_dec {
@@ -51,6 +76,7 @@ struct td_dec {
 	int io_err;			/* errno of a failed pread */
 	bool z_err;			/* a chunk did not inflate */
 	const struct hs_sink *drop;	/* sink that tells events to drop, or NULL */
+	struct td_switch sw;		/* the usual record's layout */
 	struct hs_event_tally tally;	/* the events dropped */
 	bool stats_used;		/* losses came from the trailer or CPUSTAT */
 	struct hs_td_stats notes_lost;	/* losses the notes in the trace give */
@@ -176,63 +202,154 @@ static bool td_page(struct td_dec *d, struct td_cur *c)
 }
 
 /*
- * An event the sink only counts (another thread keeps its vCPU) is
- * counted here instead of going through the merge. It is clamped as the
- * merge would have, so the next kept event of this CPU is clamped the same.
+ * A CPU's time stamps never go back: one that does takes the one before
+ * it, in the CPU's order of records (kept or dropped). The merge still
+ * orders by the raw stamp (td_cur.key).
  */
-static bool td_dropped(struct td_dec *d, struct td_cur *c)
+static uint64_t td_clamp(struct td_dec *d, struct td_cur *c, uint64_t ts)
 {
-	struct hs_event_tally *t = &d->tally;
-	uint64_t ts = c->w.ts;
-
-	c->ev.cpu = c->cpu;
-	if (d->drop->keeps(d->drop->priv, &c->ev))
-		return false;
 	if (ts < c->last_ts) {
 		ts = c->last_ts;
 		d->meta->clamped_ts++;
 	}
 	c->last_ts = ts;
+	return ts;
+}
+
+/*
+ * An event the sink only counts (another thread keeps its vCPU) is
+ * counted here instead of going through the merge.
+ */
+static bool td_dropped(struct td_dec *d, struct td_cur *c, struct hs_event *ev)
+{
+	struct hs_event_tally *t = &d->tally;
+	uint64_t ts;
+
+	ev->cpu = c->cpu;
+	if (d->drop->keeps(d->drop->priv, ev))
+		return false;
+	ts = td_clamp(d, c, c->w.ts);
 	/* first_ts starts at UINT64_MAX, last_ts at 0 */
 	t->first_ts = ts < t->first_ts ? ts : t->first_ts;
 	t->last_ts = ts > t->last_ts ? ts : t->last_ts;
-	t->count[c->ev.kind]++;
+	t->count[ev->kind]++;
 	return true;
 }
 
-/* Advances to the next relevant event of this CPU. 1: c->ev is set, 0: end. */
-static int td_next(struct td_dec *d, struct td_cur *c)
+/*
+ * One record into the queue: 0 kept, -1 unrelated or dropped. A page that
+ * lost events reports them at its first record, relevant or not (as
+ * libtracecmd does): kind 0 marks a loss-only stop for the merge.
+ */
+static inline int td_record(struct td_dec *d, struct td_cur *c, const unsigned char *pl,
+			    size_t plen)
 {
+	struct hs_event *ev = &c->q[c->qn];
+	bool loss = !c->qn && (c->lost || c->lost_unknown);
+	int r = hs_ev_decode(&d->f->lay, pl, plen, ev);
+
+	if (r == -2)
+		d->meta->skipped_events++;
+	if (r == 0 && d->drop && td_dropped(d, c, ev))
+		r = -1;
+	if (r != 0 && !loss)
+		return -1;
+	if (r != 0)
+		ev->kind = 0;
+	c->key[c->qn] = c->w.ts;
+	/* a loss stop and a marker leave the clamp alone */
+	ev->ts = ev->kind && ev->kind != HS_EV_MARKER ? td_clamp(d, c, c->w.ts) : c->w.ts;
+	ev->cpu = c->cpu;
+	c->qn++;
+	return 0;
+}
+
+/* A sched_switch of the fast layout into the queue, as td_record() would. */
+static inline void td_switch_record(struct td_cur *c, const struct td_switch *sw,
+				    const unsigned char *pl, uint64_t *last_ts, uint64_t *clamped)
+{
+	struct hs_event *ev = &c->q[c->qn];
+	uint64_t ts = c->w.ts, state = 0;
+	int32_t tid, prev, next;
+	uint32_t state32;
+
+	memcpy(&tid, pl + sw->pid, 4);
+	memcpy(&prev, pl + sw->prev, 4);
+	memcpy(&next, pl + sw->next, 4);
+	if (sw->state8) {
+		memcpy(&state, pl + sw->state, 8);
+	} else {
+		memcpy(&state32, pl + sw->state, 4);
+		state = state32;
+	}
+	c->key[c->qn++] = ts;
+	if (ts < *last_ts) {
+		ts = *last_ts;
+		(*clamped)++;
+	}
+	*last_ts = ts;
+	ev->ts = ts;
+	ev->cpu = c->cpu;
+	ev->tid = tid;
+	ev->kind = HS_EV_SCHED_SWITCH;
+	ev->sched_switch = (struct hs_sched_switch){
+		.prev_pid = prev, .next_pid = next, .prev_runnable = hs_ev_sched_runnable(state),
+	};
+}
+
+/* The records of the current page into the queue, until it is full: the page's status. */
+static int td_fill_page(struct td_dec *d, struct td_cur *c)
+{
+	const struct td_switch sw = d->sw;
+	uint64_t last_ts = c->last_ts, clamped = 0;
 	const unsigned char *pl;
 	size_t plen;
+	int w = HS_RB_RECORD;
+
+	while (c->qn < TD_QUEUE && (w = hs_rb_next(&c->w, &pl, &plen)) == HS_RB_RECORD) {
+		uint16_t id;
+
+		if (plen >= sw.need && (memcpy(&id, pl, 2), id == sw.id) &&
+		    (c->qn || !(c->lost || c->lost_unknown))) {
+			td_switch_record(c, &sw, pl, &last_ts, &clamped);
+			continue;
+		}
+		c->last_ts = last_ts;
+		td_record(d, c, pl, plen);
+		last_ts = c->last_ts;
+	}
+	c->last_ts = last_ts;
+	d->meta->clamped_ts += clamped;
+	return w;
+}
+
+/* Decodes this CPU's next relevant events into its queue. 1: some, 0: the end. */
+static int td_fill(struct td_dec *d, struct td_cur *c)
+{
 	int w;
 
+	c->qi = c->qn = 0;
 	for (;;) {
-		while ((w = hs_rb_next(&c->w, &pl, &plen)) == HS_RB_RECORD) {
-			int r = hs_ev_decode(&d->f->lay, pl, plen, &c->ev);
-
-			if (r == -2)
-				d->meta->skipped_events++;
-			if (r == 0 && d->drop && td_dropped(d, c))
-				r = -1;
-			/*
-			 * A page that lost events reports them at its first
-			 * record, relevant or not (as libtracecmd does): kind 0
-			 * marks a loss-only stop for the merge.
-			 */
-			if (r != 0 && (c->lost || c->lost_unknown))
-				c->ev.kind = 0;
-			if (r == 0 || c->lost || c->lost_unknown) {
-				c->ev.ts = c->w.ts;
-				c->ev.cpu = c->cpu;
-				return 1;
-			}
-		}
+		w = td_fill_page(d, c);
+		/* a bad record ends its page once the queue is emptied */
+		if (c->qn)
+			return 1;
 		if (w == HS_RB_BAD)
 			d->meta->skipped_pages++;
 		if (!td_page(d, c))
 			return 0;
 	}
+}
+
+/* The cursor's next event: 1 when there is one. */
+static inline int td_next(struct td_dec *d, struct td_cur *c)
+{
+	return ++c->qi < c->qn || td_fill(d, c);
+}
+
+static inline uint64_t td_key(const struct td_cur *c)
+{
+	return c->key[c->qi];
 }
 
 /* ---- merge across CPUs ---- */
@@ -258,7 +375,8 @@ static int td_out_flush(struct td_out *o)
 	return n ? o->s->events(o->s->priv, o->ev, n) : 0;
 }
 
-static int td_out_event(struct td_out *o, const struct hs_event *ev)
+static inline __attribute__((always_inline)) int td_out_event(struct td_out *o,
+								  const struct hs_event *ev)
 {
 	if (!o->s->events)
 		return o->s->event(o->s->priv, ev);
@@ -268,7 +386,7 @@ static int td_out_event(struct td_out *o, const struct hs_event *ev)
 
 static bool td_before(const struct td_cur *a, const struct td_cur *b)
 {
-	return a->ev.ts < b->ev.ts || (a->ev.ts == b->ev.ts && a->cpu < b->cpu);
+	return td_key(a) < td_key(b) || (td_key(a) == td_key(b) && a->cpu < b->cpu);
 }
 
 static void td_sift(struct td_cur **h, int n, int i)
@@ -293,23 +411,22 @@ static void td_sift(struct td_cur **h, int n, int i)
 /*
  * Up to this many cursors the first is found by a scan, not a heap: the
  * CPUs' events interleave at random, so a heap's compares mispredict, and
- * the scan's become conditional moves.
+ * the scan's become conditional moves. The scan reads the cursors' keys
+ * from one array, kept in the order of their CPUs: the first of equal
+ * keys is then the one of the lowest CPU.
  */
 #define TD_SCAN_MAX 8
 
-static int td_pick(struct td_cur *const *h, int n)
+static int td_pick(const uint64_t *key, int n)
 {
-	uint64_t bt = h[0]->ev.ts;
-	int bc = h[0]->cpu, m = 0;
+	uint64_t best = key[0];
+	int m = 0;
 
 	for (int i = 1; i < n; i++) {
-		uint64_t t = h[i]->ev.ts;
-		int c = h[i]->cpu;
-		bool lt = (t < bt) | ((t == bt) & (c < bc));
+		bool lt = key[i] < best;
 
 		m = lt ? i : m;
-		bt = lt ? t : bt;
-		bc = lt ? c : bc;
+		best = lt ? key[i] : best;
 	}
 	return m;
 }
@@ -329,51 +446,104 @@ static int td_flush_lost(struct td_out *o, struct td_cur *c)
 	return 0;
 }
 
-/* One cursor's event to the sink; -1 when the sink refuses it. */
-static int td_emit(struct td_dec *d, struct td_cur *c, struct td_out *o)
+/* One cursor's event to the sink, when it is not the usual kind; -1 when the sink refuses it. */
+static int td_emit_other(struct td_dec *d, struct td_cur *c, struct td_out *o)
 {
+	const struct hs_event *ev = &c->q[c->qi];
+
 	if ((c->lost || c->lost_unknown) && td_flush_lost(o, c))
 		return -1;
-	if (!c->ev.kind)
+	if (!ev->kind)
 		return 0;
-	if (c->ev.kind == HS_EV_MARKER) {
+	if (ev->kind == HS_EV_MARKER) {
 		if (td_out_flush(o))
 			return -1;
-		hs_recmeta_note(c->ev.marker.text, c->ev.marker.len, o->s, &d->notes_lost);
+		hs_recmeta_note(ev->marker.text, ev->marker.len, o->s, &d->notes_lost);
 		return 0;
 	}
-	if (c->ev.ts < c->last_ts) {
-		c->ev.ts = c->last_ts;
-		d->meta->clamped_ts++;
-	}
-	c->last_ts = c->ev.ts;
-	return td_out_event(o, &c->ev);
+	return td_out_event(o, ev);
 }
 
-static int td_merge(struct td_dec *d, struct td_cur **h, int n, struct td_out *o)
+/* One cursor's event to the sink; -1 when the sink refuses it. */
+static inline int td_emit(struct td_dec *d, struct td_cur *c, struct td_out *o)
 {
-	for (int i = n / 2 - 1; n > TD_SCAN_MAX && i >= 0; i--)
+	const struct hs_event *ev = &c->q[c->qi];
+
+	if (c->lost || c->lost_unknown || !ev->kind || ev->kind == HS_EV_MARKER)
+		return td_emit_other(d, c, o);
+	return td_out_event(o, ev);
+}
+
+/* A cursor at its end: its last losses, and off the list. -1 when the sink refuses them. */
+static int td_drop_cursor(struct td_out *o, struct td_cur **h, int n, int i)
+{
+	struct td_cur *c = h[i];
+
+	if ((c->lost || c->lost_unknown) && td_flush_lost(o, c))
+		return -1;
+	memmove(h + i, h + i + 1, sizeof(*h) * (size_t)(n - 1 - i));
+	return 0;
+}
+
+static int td_merge_heap(struct td_dec *d, struct td_cur **h, int *np, struct td_out *o)
+{
+	int n = *np;
+
+	for (int i = n / 2 - 1; i >= 0; i--)
 		td_sift(h, n, i);
-	while (n > 0) {
-		/* a heap while the cursors are many: its first is h[0] */
-		int i = n > TD_SCAN_MAX ? 0 : td_pick(h, n);
-		struct td_cur *c = h[i];
+	while (n > TD_SCAN_MAX) {
+		struct td_cur *c = h[0];
 
 		if (td_emit(d, c, o))
 			return -1;
 		if (!td_next(d, c)) {
 			if ((c->lost || c->lost_unknown) && td_flush_lost(o, c))
 				return -1;
-			h[i] = h[--n];
-			if (n > TD_SCAN_MAX)
-				td_sift(h, n, 0);
-		} else if (n > TD_SCAN_MAX) {
+			h[0] = h[--n];
+			td_sift(h, n, 0);
+		} else {
 			/* mostly the same CPU goes on: one compare with the next in line */
 			struct td_cur *m = n > 2 && td_before(h[2], h[1]) ? h[2] : h[1];
 
 			if (td_before(m, c))
 				td_sift(h, n, 0);
 		}
+	}
+	*np = n;
+	return 0;
+}
+
+static int td_cpu_order(const void *a, const void *b)
+{
+	const struct td_cur *x = *(struct td_cur *const *)a, *y = *(struct td_cur *const *)b;
+
+	return x->cpu != y->cpu ? (x->cpu < y->cpu ? -1 : 1) : (x < y ? -1 : x > y);
+}
+
+static int td_merge(struct td_dec *d, struct td_cur **h, int n, struct td_out *o)
+{
+	uint64_t key[TD_SCAN_MAX];
+
+	/* a heap while the cursors are many, then the scan */
+	if (n > TD_SCAN_MAX && td_merge_heap(d, h, &n, o))
+		return -1;
+	qsort(h, (size_t)n, sizeof(*h), td_cpu_order);
+	for (int i = 0; i < n; i++)
+		key[i] = td_key(h[i]);
+	while (n > 0) {
+		int i = td_pick(key, n);
+		struct td_cur *c = h[i];
+
+		if (td_emit(d, c, o))
+			return -1;
+		if (td_next(d, c)) {
+			key[i] = td_key(c);
+			continue;
+		}
+		if (td_drop_cursor(o, h, n, i))
+			return -1;
+		memmove(key + i, key + i + 1, sizeof(*key) * (size_t)(n - 1 - i));
+		n--;
 	}
 	return td_out_flush(o);
 }
@@ -535,6 +705,7 @@ static int td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_
 			    .win_cap = td_win_cap(f, ncur),
 			    .drop = s->keeps && s->count ? s : NULL,
 			    .tally = { .first_ts = UINT64_MAX } };
+	const struct hs_ev_desc *sw = &f->lay.ev[HS_EV_SCHED_SWITCH - 1];
 	struct td_cur *cur = calloc(ncur, sizeof(*cur));
 	struct td_cur **heap = calloc(ncur, sizeof(*heap));
 	struct td_out *out = malloc(sizeof(*out));
@@ -548,6 +719,9 @@ static int td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_
 	}
 	out->s = s;
 	out->n = 0;
+	d.sw = (struct td_switch){ .id = sw->fast && !d.drop ? sw->id : -1, .need = sw->need,
+				   .pid = sw->pid.off, .prev = sw->f[0].off, .state = sw->f[1].off,
+				   .next = sw->f[2].off, .state8 = sw->fast == 8 };
 	/* the top buffer, or else every instance that holds relevant events */
 	for (int i = 0; i < f->nbufs && !ret; i++) {
 		if (i == 1 && n > 0)
