@@ -27,8 +27,10 @@
 /*
  * Events a CPU's cursor decodes at once: in a loop of its own, a page's
  * records are decoded with the layout in registers, not one call each.
+ * Fewer when the cursors are many, to hold all queues in TD_QUEUE_TOTAL.
  */
 #define TD_QUEUE 64
+#define TD_QUEUE_TOTAL (2u << 20)
 
 struct td_cur {
 	const unsigned char *data;	/* this CPU's pages, when in memory */
@@ -49,9 +51,9 @@ struct td_cur {
 	 * Decoded ahead, from one page only: a marker's text points into
 	 * it, and the next page may overwrite the window. q[qi] is next.
 	 */
-	unsigned int qi, qn;
-	uint64_t key[TD_QUEUE];		/* the raw time stamps: the merge's order */
-	struct hs_event q[TD_QUEUE];	/* time stamps clamped */
+	unsigned int qi, qn, qcap;
+	uint64_t *key;			/* the raw time stamps: the merge's order */
+	struct hs_event *q;		/* time stamps clamped */
 };
 
 /*
@@ -306,7 +308,7 @@ static int td_fill_page(struct td_dec *d, struct td_cur *c)
 	size_t plen;
 	int w = HS_RB_RECORD;
 
-	while (c->qn < TD_QUEUE && (w = hs_rb_next(&c->w, &pl, &plen)) == HS_RB_RECORD) {
+	while (c->qn < c->qcap && (w = hs_rb_next(&c->w, &pl, &plen)) == HS_RB_RECORD) {
 		uint16_t id;
 
 		if (plen >= sw.need && (memcpy(&id, pl, 2), id == sw.id) &&
@@ -584,8 +586,15 @@ static int td_buf_open(struct td_dec *d, const struct td_buf *b, struct td_cur *
 
 	for (int c = 0; c < d->f->ncpus; c++) {
 		struct td_cur *k = &cur[c];
+		/* the queues are in one block, made at the start (td_decode) */
+		struct hs_event *q = k->q;
+		uint64_t *key = k->key;
+		unsigned int qcap = k->qcap;
 
 		memset(k, 0, sizeof(*k));
+		k->q = q;
+		k->key = key;
+		k->qcap = qcap;
 		k->data = d->f->buf + b->off[c];
 		k->foff = b->off[c];
 		k->size = b->size[c];
@@ -698,21 +707,58 @@ static size_t td_win_cap(const struct td_file *f, size_t ncur)
 	return cap < f->page_size ? f->page_size : cap;
 }
 
+/*
+ * ncur cursors, each with its queue in one block of TD_QUEUE_TOTAL at most
+ * (left untouched where a CPU has no events); NULL when out of memory.
+ */
+static struct td_cur *td_cursors_alloc(size_t ncur)
+{
+	size_t per = TD_QUEUE_TOTAL / ncur / (sizeof(struct hs_event) + sizeof(uint64_t));
+	unsigned int qcap = per > TD_QUEUE ? TD_QUEUE : per ? (unsigned int)per : 1;
+	struct td_cur *cur = calloc(ncur, sizeof(*cur));
+	struct hs_event *q = malloc(ncur * qcap * sizeof(*q));
+	uint64_t *key = malloc(ncur * qcap * sizeof(*key));
+
+	if (!cur || !q || !key) {
+		free(cur);
+		free(q);
+		free(key);
+		return NULL;
+	}
+	for (size_t i = 0; i < ncur; i++) {
+		cur[i].q = q + i * qcap;
+		cur[i].key = key + i * qcap;
+		cur[i].qcap = qcap;
+	}
+	return cur;
+}
+
+static void td_cursors_free(struct td_cur *cur, size_t ncur)
+{
+	if (!cur)
+		return;
+	for (size_t i = 0; i < ncur; i++)
+		free(cur[i].win);
+	free(cur[0].q);
+	free(cur[0].key);
+	free(cur);
+}
+
 static int td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_stats *tlost)
 {
-	size_t ncur = (size_t)f->nbufs * (f->ncpus ? f->ncpus : 1);
+	size_t ncur = (size_t)(f->nbufs ? f->nbufs : 1) * (f->ncpus ? f->ncpus : 1);
 	struct td_dec d = { .f = f, .meta = s->meta, .hdr = 8 + f->long_size, .fd = fd,
 			    .win_cap = td_win_cap(f, ncur),
 			    .drop = s->keeps && s->count ? s : NULL,
 			    .tally = { .first_ts = UINT64_MAX } };
 	const struct hs_ev_desc *sw = &f->lay.ev[HS_EV_SCHED_SWITCH - 1];
-	struct td_cur *cur = calloc(ncur, sizeof(*cur));
+	struct td_cur *cur = td_cursors_alloc(ncur);
 	struct td_cur **heap = calloc(ncur, sizeof(*heap));
 	struct td_out *out = malloc(sizeof(*out));
 	int n = 0, ret = 0;
 
 	if (!cur || !heap || !out) {
-		free(cur);
+		td_cursors_free(cur, ncur);
 		free(heap);
 		free(out);
 		return hs_error_set(f->err, HS_ERR_RUNTIME, "out of memory");
@@ -740,9 +786,7 @@ static int td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_
 				   "read error: %s", strerror(d.io_err));
 	if (!ret && d.z_err)
 		ret = hs_td_chunk_error(f);
-	for (size_t i = 0; i < ncur; i++)
-		free(cur[i].win);
-	free(cur);
+	td_cursors_free(cur, ncur);
 	free(heap);
 	free(out);
 	return ret;
