@@ -29,7 +29,7 @@
  * records are decoded with the layout in registers, not one call each.
  * Fewer when the cursors are many, to hold all queues in TD_QUEUE_TOTAL.
  */
-#define TD_QUEUE 64
+#define TD_QUEUE 32
 #define TD_QUEUE_TOTAL (2u << 20)
 
 struct td_cur {
