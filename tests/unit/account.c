@@ -9,28 +9,58 @@
 #include <string.h>
 
 #include "../../lib/account.h"
+#include "../../lib/evdecode.h"
 #include "check.h"
 
 static int feed_errors;
 /*
- * The tests run twice: through hs_account_event(), and through its two
+ * The tests run three times: through hs_account_event(); through its two
  * halves as a reader's thread and the accounting's would call them (facts
- * handed from one to the other): every figure must come out the same.
+ * handed from one to the other); and in batches as the decoders hand them
+ * over (hs_account_event_batch), a run of sched events held until the
+ * next other event or until the account is looked at. Every figure must
+ * come out the same.
  */
-static bool by_halves;
+static enum { FEED_ONE, FEED_HALVES, FEED_BATCH } feed_mode;
+static struct hs_event pending[64];
+static size_t npending;
+static struct hs_account *pending_acct;
+
+static void flush(void)
+{
+	if (npending && hs_account_event_batch(pending_acct, pending, npending))
+		feed_errors++;
+	npending = 0;
+}
+
+static void feed_batched(struct hs_account *a, const struct hs_event *ev)
+{
+	if (pending_acct != a || npending == sizeof(pending) / sizeof(pending[0]))
+		flush();
+	pending_acct = a;
+	pending[npending++] = *ev;
+	if (!hs_ev_sched(ev->kind))
+		flush();
+}
 
 static void feed(struct hs_account *a, const struct hs_event *ev)
 {
 	struct hs_halt_facts facts;
 	bool pass;
-	int ret;
+	int ret = 0;
 
-	if (!by_halves) {
+	switch (feed_mode) {
+	case FEED_ONE:
 		ret = hs_account_event(a, ev);
-	} else {
+		break;
+	case FEED_HALVES:
 		ret = hs_account_front(a, ev, &facts, &pass);
 		if (!ret && pass)
 			ret = hs_account_back(a, ev, &facts);
+		break;
+	case FEED_BATCH:
+		feed_batched(a, ev);
+		break;
 	}
 	if (ret)
 		feed_errors++;
@@ -38,13 +68,21 @@ static void feed(struct hs_account *a, const struct hs_event *ev)
 
 static void lost(struct hs_account *a, int cpu, uint64_t count, bool known)
 {
-	if (!by_halves) {
+	flush();
+	if (feed_mode != FEED_HALVES) {
 		hs_account_lost(a, cpu, count, known);
 		return;
 	}
 	hs_account_back_lost(a, cpu, count, known);
 	hs_account_front_lost(a, cpu, count, known);
 }
+
+/* what the account shows is looked at after what was fed */
+#define hs_account_finish(a) (flush(), hs_account_finish(a))
+#define hs_account_nvcpus(a) (flush(), hs_account_nvcpus(a))
+#define hs_account_nguest(a) (flush(), hs_account_nguest(a))
+#define hs_account_events(a, k) (flush(), hs_account_events(a, k))
+#define hs_account_free(a) (flush(), hs_account_free(a))
 
 static void wake(struct hs_account *a, uint64_t ts, int tid, uint64_t ns, bool waited,
 		 int valid)
@@ -770,7 +808,10 @@ int main(void)
 {
 	run_all();
 	printf("# the same through hs_account_front and hs_account_back\n");
-	by_halves = true;
+	feed_mode = FEED_HALVES;
+	run_all();
+	printf("# the same in batches, runs of sched events in one call\n");
+	feed_mode = FEED_BATCH;
 	run_all();
 	CHECK_EQ_U64(feed_errors, 0, "acct_feed_errors");
 	return CHECK_DONE();
