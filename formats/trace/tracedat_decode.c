@@ -56,19 +56,6 @@ struct td_cur {
 	struct hs_event *q;		/* time stamps clamped */
 };
 
-/*
- * sched_switch in a fast layout (hs_ev_desc.fast), most records of a
- * recording: its offsets in registers through a page's loop. id is -1
- * when the records go the general way (another layout, or a sink that
- * drops some).
- */
-struct td_switch {
-	int id;
-	uint32_t need;
-	uint16_t pid, prev, state, next;
-	bool state8;
-};
-
 struct td_dec {
 	const struct td_file *f;
 	struct hs_meta *meta;
@@ -78,7 +65,6 @@ struct td_dec {
 	int io_err;			/* errno of a failed pread */
 	bool z_err;			/* a chunk did not inflate */
 	const struct hs_sink *drop;	/* sink that tells events to drop, or NULL */
-	struct td_switch sw;		/* the usual record's layout */
 	struct hs_event_tally tally;	/* the events dropped */
 	bool stats_used;		/* losses came from the trailer or CPUSTAT */
 	struct hs_td_stats notes_lost;	/* losses the notes in the trace give */
@@ -266,24 +252,15 @@ static inline int td_record(struct td_dec *d, struct td_cur *c, const unsigned c
 	return 0;
 }
 
-/* A sched_switch of the fast layout into the queue, as td_record() would. */
-static inline void td_switch_record(struct td_cur *c, const struct td_switch *sw,
+/* A sched_switch of a fast layout into the queue, as td_record() would. */
+static inline void td_switch_record(struct td_cur *c, const struct hs_ev_desc *sw,
 				    const unsigned char *pl, uint64_t *last_ts, uint64_t *clamped)
 {
 	struct hs_event *ev = &c->q[c->qn];
-	uint64_t ts = c->w.ts, state = 0;
-	int32_t tid, prev, next;
-	uint32_t state32;
+	uint64_t ts = c->w.ts;
 
-	memcpy(&tid, pl + sw->pid, 4);
-	memcpy(&prev, pl + sw->prev, 4);
-	memcpy(&next, pl + sw->next, 4);
-	if (sw->state8) {
-		memcpy(&state, pl + sw->state, 8);
-	} else {
-		memcpy(&state32, pl + sw->state, 4);
-		state = state32;
-	}
+	ev->kind = HS_EV_SCHED_SWITCH;
+	hs_ev_sched_fast(sw, pl, ev);
 	c->key[c->qn++] = ts;
 	if (ts < *last_ts) {
 		ts = *last_ts;
@@ -292,17 +269,20 @@ static inline void td_switch_record(struct td_cur *c, const struct td_switch *sw
 	*last_ts = ts;
 	ev->ts = ts;
 	ev->cpu = c->cpu;
-	ev->tid = tid;
-	ev->kind = HS_EV_SCHED_SWITCH;
-	ev->sched_switch = (struct hs_sched_switch){
-		.prev_pid = prev, .next_pid = next, .prev_runnable = hs_ev_sched_runnable(state),
-	};
 }
 
-/* The records of the current page into the queue, until it is full: the page's status. */
+/*
+ * The records of the current page into the queue, until it is full: the
+ * page's status. sched_switch in a fast layout (hs_ev_desc.fast), most
+ * records of a recording, is decoded through a copy of its layout, which
+ * stays in registers: the stores into the queue could change the shared
+ * one, as far as the compiler knows. A sink that drops some events sends
+ * every record the general way.
+ */
 static int td_fill_page(struct td_dec *d, struct td_cur *c)
 {
-	const struct td_switch sw = d->sw;
+	const struct hs_ev_desc sw = d->f->lay.ev[HS_EV_SCHED_SWITCH - 1];
+	const int sw_id = sw.fast && !d->drop ? sw.id : -1;
 	uint64_t last_ts = c->last_ts, clamped = 0;
 	const unsigned char *pl;
 	size_t plen;
@@ -311,7 +291,7 @@ static int td_fill_page(struct td_dec *d, struct td_cur *c)
 	while (c->qn < c->qcap && (w = hs_rb_next(&c->w, &pl, &plen)) == HS_RB_RECORD) {
 		uint16_t id;
 
-		if (plen >= sw.need && (memcpy(&id, pl, 2), id == sw.id) &&
+		if (plen >= sw.need && (memcpy(&id, pl, 2), id == sw_id) &&
 		    (c->qn || !(c->lost || c->lost_unknown))) {
 			td_switch_record(c, &sw, pl, &last_ts, &clamped);
 			continue;
@@ -433,10 +413,13 @@ static int td_pick(const uint64_t *key, int n)
 	return m;
 }
 
+/* The cursor's losses not reported yet, if any, to the sink; -1 when it refuses. */
 static int td_flush_lost(struct td_out *o, struct td_cur *c)
 {
 	struct hs_sink *s = o->s;
 
+	if (!c->lost && !c->lost_unknown)
+		return 0;
 	/* the losses come after the events before them */
 	if (td_out_flush(o))
 		return -1;
@@ -453,7 +436,7 @@ static int td_emit_other(struct td_dec *d, struct td_cur *c, struct td_out *o)
 {
 	const struct hs_event *ev = &c->q[c->qi];
 
-	if ((c->lost || c->lost_unknown) && td_flush_lost(o, c))
+	if (td_flush_lost(o, c))
 		return -1;
 	if (!ev->kind)
 		return 0;
@@ -481,7 +464,7 @@ static int td_drop_cursor(struct td_out *o, struct td_cur **h, int n, int i)
 {
 	struct td_cur *c = h[i];
 
-	if ((c->lost || c->lost_unknown) && td_flush_lost(o, c))
+	if (td_flush_lost(o, c))
 		return -1;
 	memmove(h + i, h + i + 1, sizeof(*h) * (size_t)(n - 1 - i));
 	return 0;
@@ -499,7 +482,7 @@ static int td_merge_heap(struct td_dec *d, struct td_cur **h, int *np, struct td
 		if (td_emit(d, c, o))
 			return -1;
 		if (!td_next(d, c)) {
-			if ((c->lost || c->lost_unknown) && td_flush_lost(o, c))
+			if (td_flush_lost(o, c))
 				return -1;
 			h[0] = h[--n];
 			td_sift(h, n, 0);
@@ -751,7 +734,6 @@ static int td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_
 			    .win_cap = td_win_cap(f, ncur),
 			    .drop = s->keeps && s->count ? s : NULL,
 			    .tally = { .first_ts = UINT64_MAX } };
-	const struct hs_ev_desc *sw = &f->lay.ev[HS_EV_SCHED_SWITCH - 1];
 	struct td_cur *cur = td_cursors_alloc(ncur);
 	struct td_cur **heap = calloc(ncur, sizeof(*heap));
 	struct td_out *out = malloc(sizeof(*out));
@@ -765,9 +747,6 @@ static int td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_
 	}
 	out->s = s;
 	out->n = 0;
-	d.sw = (struct td_switch){ .id = sw->fast && !d.drop ? sw->id : -1, .need = sw->need,
-				   .pid = sw->pid.off, .prev = sw->f[0].off, .state = sw->f[1].off,
-				   .next = sw->f[2].off, .state8 = sw->fast == 8 };
 	/* the top buffer, or else every instance that holds relevant events */
 	for (int i = 0; i < f->nbufs && !ret; i++) {
 		if (i == 1 && n > 0)
