@@ -127,7 +127,7 @@ static inline __attribute__((always_inline)) void runq_mark(struct hs_runq_cpu *
 	int32_t sole = n == 1 ? c->pids[0] : -1;
 	struct hs_runq_mark mark;
 
-	/* a wake-up dated back to its sched_waking (hs_runq_wakeup) keeps the history in order */
+	/* a wake-up dated back to its sched_waking (runq_wakeup) keeps the history in order */
 	if (c->count && ts < c->newest.ts)
 		ts = c->newest.ts;
 	if (!force && !left && c->count && c->newest.n == n && c->newest.sole == sole)
@@ -241,21 +241,6 @@ static inline void runq_wakeup(struct hs_runq *q, uint64_t ts, const struct hs_s
 	ts = runq_woken_at(q, wk->pid, ts);
 	runq_add(q, c, wk->target_cpu, wk->pid, ts);
 	runq_mark(c, ts, false, 0);
-}
-
-void hs_runq_switch(struct hs_runq *q, uint64_t ts, int cpu, const struct hs_sched_switch *sw)
-{
-	runq_switch(q, ts, cpu, sw);
-}
-
-void hs_runq_waking(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup *wk)
-{
-	runq_waking(q, ts, wk);
-}
-
-void hs_runq_wakeup(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup *wk)
-{
-	runq_wakeup(q, ts, wk);
 }
 
 void hs_runq_events(struct hs_runq *q, const struct hs_event *ev, size_t n)

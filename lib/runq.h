@@ -30,9 +30,10 @@ struct hs_runq;
 struct hs_runq *hs_runq_alloc(void);
 void hs_runq_free(struct hs_runq *q);
 
-/* ts: the event's; cpu: the CPU whose buffer held the switch. */
-void hs_runq_switch(struct hs_runq *q, uint64_t ts, int cpu, const struct hs_sched_switch *sw);
 /*
+ * n sched events (hs_ev_sched) in order, a run at a time: they are most of
+ * a recording. A switch is the CPU's whose buffer held it (ev->cpu).
+ *
  * A task joins its new runqueue inside try_to_wake_up, after sched_waking
  * and before sched_wakeup, which comes only after the reschedule IPI has
  * been sent: on a nested host that send is an exit to the hypervisor, and
@@ -40,12 +41,6 @@ void hs_runq_switch(struct hs_runq *q, uint64_t ts, int cpu, const struct hs_sch
  * CPU, against KVM's stats fd). So a wake-up counts from the task's
  * sched_waking where the trace has it (within 1 ms), else from its
  * sched_wakeup.
- */
-void hs_runq_waking(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup *wk);
-void hs_runq_wakeup(struct hs_runq *q, uint64_t ts, const struct hs_sched_wakeup *wk);
-/*
- * A run of sched events (hs_ev_sched), in order, as the three above take
- * them one by one: most of a recording, so one call a batch, not an event.
  */
 void hs_runq_events(struct hs_runq *q, const struct hs_event *ev, size_t n);
 /* Events were lost on cpu (-1: somewhere): what it knew of that CPU is gone. */

@@ -9,23 +9,30 @@
 
 static void sw(struct hs_runq *q, uint64_t ts, int cpu, int prev, bool runnable, int next)
 {
-	struct hs_sched_switch s = { .prev_pid = prev, .prev_runnable = runnable, .next_pid = next };
+	struct hs_event ev = { .ts = ts, .cpu = cpu, .tid = prev, .kind = HS_EV_SCHED_SWITCH };
 
-	hs_runq_switch(q, ts, cpu, &s);
+	ev.sched_switch = (struct hs_sched_switch){ .prev_pid = prev, .prev_runnable = runnable,
+						    .next_pid = next };
+	hs_runq_events(q, &ev, 1);
+}
+
+/* sched_wakeup or sched_waking of pid onto cpu, from the buffer of another CPU */
+static void wake_kind(struct hs_runq *q, uint64_t ts, int pid, int cpu, enum hs_event_kind kind)
+{
+	struct hs_event ev = { .ts = ts, .cpu = cpu + 1, .tid = 1, .kind = (uint8_t)kind };
+
+	ev.sched_wakeup = (struct hs_sched_wakeup){ .pid = pid, .target_cpu = cpu };
+	hs_runq_events(q, &ev, 1);
 }
 
 static void wk(struct hs_runq *q, uint64_t ts, int pid, int cpu)
 {
-	struct hs_sched_wakeup w = { .pid = pid, .target_cpu = cpu };
-
-	hs_runq_wakeup(q, ts, &w);
+	wake_kind(q, ts, pid, cpu, HS_EV_SCHED_WAKEUP);
 }
 
 static void waking(struct hs_runq *q, uint64_t ts, int pid, int cpu)
 {
-	struct hs_sched_wakeup w = { .pid = pid, .target_cpu = cpu };
-
-	hs_runq_waking(q, ts, &w);
+	wake_kind(q, ts, pid, cpu, HS_EV_SCHED_WAKING);
 }
 
 static struct hs_runq_halt halt(const struct hs_runq *q, int cpu, uint64_t start, uint64_t end)
