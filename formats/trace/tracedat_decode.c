@@ -432,10 +432,9 @@ static int td_flush_lost(struct td_out *o, struct td_cur *c)
 }
 
 /* One cursor's event to the sink, when it is not the usual kind; -1 when the sink refuses it. */
-static int td_emit_other(struct td_dec *d, struct td_cur *c, struct td_out *o)
+static int td_emit_other(struct td_dec *d, struct td_cur *c, const struct hs_event *ev,
+			 struct td_out *o)
 {
-	const struct hs_event *ev = &c->q[c->qi];
-
 	if (td_flush_lost(o, c))
 		return -1;
 	if (!ev->kind)
@@ -449,14 +448,18 @@ static int td_emit_other(struct td_dec *d, struct td_cur *c, struct td_out *o)
 	return td_out_event(o, ev);
 }
 
-/* One cursor's event to the sink; -1 when the sink refuses it. */
+/* ev, the cursor's next event, to the sink; -1 when the sink refuses it. */
+static inline int td_emit_event(struct td_dec *d, struct td_cur *c, const struct hs_event *ev,
+				struct td_out *o)
+{
+	if (c->lost || c->lost_unknown || !ev->kind || ev->kind == HS_EV_MARKER)
+		return td_emit_other(d, c, ev, o);
+	return td_out_event(o, ev);
+}
+
 static inline int td_emit(struct td_dec *d, struct td_cur *c, struct td_out *o)
 {
-	const struct hs_event *ev = &c->q[c->qi];
-
-	if (c->lost || c->lost_unknown || !ev->kind || ev->kind == HS_EV_MARKER)
-		return td_emit_other(d, c, o);
-	return td_out_event(o, ev);
+	return td_emit_event(d, c, &c->q[c->qi], o);
 }
 
 /* A cursor at its end: its last losses, and off the list. -1 when the sink refuses them. */
@@ -505,29 +508,64 @@ static int td_cpu_order(const void *a, const void *b)
 	return x->cpu != y->cpu ? (x->cpu < y->cpu ? -1 : 1) : (x < y ? -1 : x > y);
 }
 
+/*
+ * The scan's cursors by their place in CPU order: the next key, and where
+ * it and the keys after it in the queue are. From one pick to the next,
+ * the merge goes through these, not through the cursor and its queue
+ * index: two dependent loads fewer per event, on the merge's one chain.
+ */
+struct td_lanes {
+	uint64_t key[TD_SCAN_MAX];
+	const uint64_t *at[TD_SCAN_MAX], *end[TD_SCAN_MAX];
+};
+
+static void td_lane_load(struct td_lanes *l, int i, const struct td_cur *c)
+{
+	l->at[i] = c->key + c->qi;
+	l->end[i] = c->key + c->qn;
+	l->key[i] = *l->at[i];
+}
+
+static void td_lane_drop(struct td_lanes *l, int i, int n)
+{
+	size_t rest = (size_t)(n - 1 - i);
+
+	memmove(l->key + i, l->key + i + 1, sizeof(*l->key) * rest);
+	memmove(l->at + i, l->at + i + 1, sizeof(*l->at) * rest);
+	memmove(l->end + i, l->end + i + 1, sizeof(*l->end) * rest);
+}
+
 static int td_merge(struct td_dec *d, struct td_cur **h, int n, struct td_out *o)
 {
-	uint64_t key[TD_SCAN_MAX];
+	struct td_lanes l;
 
 	/* a heap while the cursors are many, then the scan */
 	if (n > TD_SCAN_MAX && td_merge_heap(d, h, &n, o))
 		return -1;
 	qsort(h, (size_t)n, sizeof(*h), td_cpu_order);
 	for (int i = 0; i < n; i++)
-		key[i] = td_key(h[i]);
+		td_lane_load(&l, i, h[i]);
 	while (n > 0) {
-		int i = td_pick(key, n);
+		int i = td_pick(l.key, n);
 		struct td_cur *c = h[i];
+		const uint64_t *at = l.at[i];
 
-		if (td_emit(d, c, o))
+		if (td_emit_event(d, c, c->q + (at - c->key), o))
 			return -1;
+		if (++at < l.end[i]) {
+			l.at[i] = at;
+			l.key[i] = *at;
+			continue;
+		}
+		/* the lane took the whole queue: the cursor decodes its next one */
+		c->qi = c->qn - 1;
 		if (td_next(d, c)) {
-			key[i] = td_key(c);
+			td_lane_load(&l, i, c);
 			continue;
 		}
 		if (td_drop_cursor(o, h, n, i))
 			return -1;
-		memmove(key + i, key + i + 1, sizeof(*key) * (size_t)(n - 1 - i));
+		td_lane_drop(&l, i, n);
 		n--;
 	}
 	return td_out_flush(o);
