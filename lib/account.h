@@ -158,6 +158,20 @@ int hs_account_back(struct hs_account *acct, const struct hs_event *ev,
  */
 int hs_account_front_sched(struct hs_account *acct, const struct hs_event *ev, size_t n,
 			   size_t *taken);
+/*
+ * The metadata the reader fills in on the front's thread: the account's
+ * own (NULL, the default) or a copy of the reader's (sink_pipe.c), until
+ * the reading ends. From it the front learns that a recording has no kvm
+ * event formats: no halt can then ask for the runqueues, and its sched
+ * events are only counted.
+ */
+void hs_account_front_meta(struct hs_account *acct, const struct hs_meta *meta);
+/*
+ * The front would only count the sched events from now on (the front's
+ * metadata says no kvm event can come, and no start/end needs every event
+ * seen): a reader may count them itself, for hs_account_tally().
+ */
+bool hs_account_sched_counted(const struct hs_account *acct);
 void hs_account_thread(struct hs_account *acct, int tid, int tgid, const char *comm);
 /* comm or vm_name NULL: keep what is known of it. */
 void hs_account_process(struct hs_account *acct, int tgid, const char *comm,

@@ -22,6 +22,7 @@ struct hs_account_front {
 	uint64_t base_ts;		/* first event seen: origin of start/end */
 	uint64_t first_ts, last_ts;	/* span of the sched events */
 	uint64_t events[HS_EV_ANALYSED_LAST + 1];	/* the sched events */
+	const struct hs_meta *meta;	/* the reader's (hs_account_front_meta), NULL: the account's */
 };
 
 struct hs_account {

@@ -168,11 +168,34 @@ static void front_sched_count(struct hs_account_front *f, const struct hs_event 
 	f->have_ts = true;
 }
 
+void hs_account_front_meta(struct hs_account *a, const struct hs_meta *meta)
+{
+	a->front.meta = meta;
+}
+
+/* Without kvm event formats in the recording, no kvm event can come. */
+static bool front_kvm_absent(const struct hs_account *a)
+{
+	const struct hs_meta *m = a->front.meta ? a->front.meta : &a->meta;
+
+	return m->kvm_formats == 0;
+}
+
+bool hs_account_sched_counted(const struct hs_account *a)
+{
+	return front_kvm_absent(a) && !a->opts.start_ns && !a->opts.end_ns;
+}
+
 static int front_sched(struct hs_account *a, const struct hs_event *ev, size_t n)
 {
-	struct hs_contention *c = front_contention(a);
-	int ret = c ? hs_contention_sched(c, ev, n) : HS_ERR_RUNTIME;
+	struct hs_contention *c;
+	int ret = 0;
 
+	/* the runqueues are followed for the halts only: most of the cost of a sched event */
+	if (!front_kvm_absent(a)) {
+		c = front_contention(a);
+		ret = c ? hs_contention_sched(c, ev, n) : HS_ERR_RUNTIME;
+	}
 	if (!ret)
 		front_sched_count(&a->front, ev, n);
 	return ret;

@@ -23,6 +23,11 @@ static void sink_acct_count(void *priv, const struct hs_event_tally *t)
 	hs_account_tally(priv, t);
 }
 
+static bool sink_acct_sched_counted(void *priv)
+{
+	return hs_account_sched_counted(priv);
+}
+
 static void sink_acct_lost(void *priv, int cpu, uint64_t count, bool known)
 {
 	hs_account_lost(priv, cpu, count, known);
@@ -46,7 +51,8 @@ void hs_sink_account(struct hs_sink *sink, struct hs_account *acct)
 		.event = sink_acct_event, .events = sink_acct_events, .lost = sink_acct_lost,
 		.thread = sink_acct_thread, .process = sink_acct_process,
 		/* an account that keeps every event needs no asking */
-		.keeps = sharded ? sink_acct_keeps : NULL, .count = sharded ? sink_acct_count : NULL,
+		.keeps = sharded ? sink_acct_keeps : NULL, .count = sink_acct_count,
+		.sched_counted = sink_acct_sched_counted,
 		.priv = acct, .meta = hs_account_meta(acct),
 	};
 }

@@ -31,6 +31,14 @@ struct hs_sink {
 	 */
 	bool (*keeps)(void *priv, const struct hs_event *ev);
 	void (*count)(void *priv, const struct hs_event_tally *t);
+	/*
+	 * Optional: true when the sink would only count the recording's sched
+	 * events, as *meta says it now (no kvm event formats: no halt will ask
+	 * for the runqueues). The reader may then count them itself and hand
+	 * the count to count(). Asked once, after the reader filled in *meta
+	 * and before the events.
+	 */
+	bool (*sched_counted)(void *priv);
 	/* Optional: the reader changed *meta in the stream (a note), before the events that follow. */
 	void (*meta_changed)(void *priv);
 	/*

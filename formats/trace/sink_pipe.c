@@ -84,6 +84,7 @@ struct hs_sink_pipe {
 	pthread_t thread;
 	int status;			/* the account's first error; read by the reader */
 	bool oom;
+	struct hs_event_tally tally;	/* counted by the reader, for the account at the end */
 };
 
 /* The reader's metadata into the account's: the losses both add to go by difference. */
@@ -397,6 +398,24 @@ static int pipe_events(void *priv, const struct hs_event *ev, size_t n)
 	return ret;
 }
 
+static bool pipe_sched_counted(void *priv)
+{
+	struct hs_sink_pipe *p = priv;
+
+	return hs_account_sched_counted(p->acct);
+}
+
+/* Events the reader counted: they join the account's once its thread is done. */
+static void pipe_count(void *priv, const struct hs_event_tally *t)
+{
+	struct hs_event_tally *sum = &((struct hs_sink_pipe *)priv)->tally;
+
+	for (int k = 0; k <= HS_EV_ANALYSED_LAST; k++)
+		sum->count[k] += t->count[k];
+	sum->first_ts = t->first_ts < sum->first_ts ? t->first_ts : sum->first_ts;
+	sum->last_ts = t->last_ts > sum->last_ts ? t->last_ts : sum->last_ts;
+}
+
 static void pipe_lost(void *priv, int cpu, uint64_t count, bool known)
 {
 	struct hs_sink_pipe *p = priv;
@@ -486,13 +505,16 @@ struct hs_sink_pipe *hs_sink_pipe_open(struct hs_sink *sink, struct hs_account *
 	p->cur = p->batch[0];
 	p->cur->n = 0;
 	p->cur->names_len = 0;
+	p->tally.first_ts = UINT64_MAX;
 	if (pthread_create(&p->thread, NULL, pipe_main, p)) {
 		pipe_free(p);
 		return NULL;
 	}
+	hs_account_front_meta(acct, &p->meta);
 	*sink = (struct hs_sink){
 		.event = pipe_event, .events = pipe_events, .lost = pipe_lost, .thread = pipe_thread,
 		.process = pipe_process, .meta_changed = pipe_meta_changed,
+		.sched_counted = pipe_sched_counted, .count = pipe_count,
 		.priv = p, .meta = &p->meta,
 	};
 	return p;
@@ -508,6 +530,8 @@ int hs_sink_pipe_close(struct hs_sink_pipe *p)
 	pipe_meta_sync(p);
 	pipe_send(p, true);
 	pthread_join(p->thread, NULL);
+	hs_account_front_meta(p->acct, NULL);
+	hs_account_tally(p->acct, &p->tally);
 	ret = p->status ? p->status : p->oom ? HS_ERR_RUNTIME : 0;
 	pipe_free(p);
 	return ret;

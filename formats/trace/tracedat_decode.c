@@ -65,7 +65,8 @@ struct td_dec {
 	int io_err;			/* errno of a failed pread */
 	bool z_err;			/* a chunk did not inflate */
 	const struct hs_sink *drop;	/* sink that tells events to drop, or NULL */
-	struct hs_event_tally tally;	/* the events dropped */
+	bool count_sched;		/* the sink only counts sched events (hs_sink.sched_counted) */
+	struct hs_event_tally tally;	/* the events dropped or counted here */
 	bool stats_used;		/* losses came from the trailer or CPUSTAT */
 	struct hs_td_stats notes_lost;	/* losses the notes in the trace give */
 };
@@ -204,23 +205,27 @@ static uint64_t td_clamp(struct td_dec *d, struct td_cur *c, uint64_t ts)
 	return ts;
 }
 
-/*
- * An event the sink only counts (another thread keeps its vCPU) is
- * counted here instead of going through the merge.
- */
-static bool td_dropped(struct td_dec *d, struct td_cur *c, struct hs_event *ev)
+/* An event stamped ts that the sink only counts, counted here. */
+static void td_tally(struct hs_event_tally *t, enum hs_event_kind kind, uint64_t ts)
 {
-	struct hs_event_tally *t = &d->tally;
-	uint64_t ts;
-
-	ev->cpu = c->cpu;
-	if (d->drop->keeps(d->drop->priv, ev))
-		return false;
-	ts = td_clamp(d, c, c->w.ts);
 	/* first_ts starts at UINT64_MAX, last_ts at 0 */
 	t->first_ts = ts < t->first_ts ? ts : t->first_ts;
 	t->last_ts = ts > t->last_ts ? ts : t->last_ts;
-	t->count[ev->kind]++;
+	t->count[kind]++;
+}
+
+/*
+ * An event the sink only counts (a sched event it says it only counts, or
+ * one of a vCPU another thread keeps) is counted here instead of going
+ * through the merge.
+ */
+static bool td_dropped(struct td_dec *d, struct td_cur *c, struct hs_event *ev)
+{
+	ev->cpu = c->cpu;
+	if (!(d->count_sched && hs_ev_sched(ev->kind)) &&
+	    (!d->drop || d->drop->keeps(d->drop->priv, ev)))
+		return false;
+	td_tally(&d->tally, ev->kind, td_clamp(d, c, c->w.ts));
 	return true;
 }
 
@@ -238,7 +243,7 @@ static inline int td_record(struct td_dec *d, struct td_cur *c, const unsigned c
 
 	if (r == -2)
 		d->meta->skipped_events++;
-	if (r == 0 && d->drop && td_dropped(d, c, ev))
+	if (r == 0 && (d->drop || d->count_sched) && td_dropped(d, c, ev))
 		r = -1;
 	if (r != 0 && !loss)
 		return -1;
@@ -250,6 +255,18 @@ static inline int td_record(struct td_dec *d, struct td_cur *c, const unsigned c
 	ev->cpu = c->cpu;
 	c->qn++;
 	return 0;
+}
+
+/* A sched_switch of a fast layout that the sink only counts, as td_record() would. */
+static inline void td_switch_tally(struct hs_event_tally *t, uint64_t ts, uint64_t *last_ts,
+				   uint64_t *clamped)
+{
+	if (ts < *last_ts) {
+		ts = *last_ts;
+		(*clamped)++;
+	}
+	*last_ts = ts;
+	td_tally(t, HS_EV_SCHED_SWITCH, ts);
 }
 
 /* A sched_switch of a fast layout into the queue, as td_record() would. */
@@ -276,13 +293,14 @@ static inline void td_switch_record(struct td_cur *c, const struct hs_ev_desc *s
  * page's status. sched_switch in a fast layout (hs_ev_desc.fast), most
  * records of a recording, is decoded through a copy of its layout, which
  * stays in registers: the stores into the queue could change the shared
- * one, as far as the compiler knows. A sink that drops some events sends
- * every record the general way.
+ * one, as far as the compiler knows, or only counted, for a sink that
+ * counts sched events only. A sink that drops some events (and not all
+ * sched events) sends every record the general way.
  */
 static int td_fill_page(struct td_dec *d, struct td_cur *c)
 {
 	const struct hs_ev_desc sw = d->f->lay.ev[HS_EV_SCHED_SWITCH - 1];
-	const int sw_id = sw.fast && !d->drop ? sw.id : -1;
+	const int sw_id = sw.fast && (!d->drop || d->count_sched) ? sw.id : -1;
 	uint64_t last_ts = c->last_ts, clamped = 0;
 	const unsigned char *pl;
 	size_t plen;
@@ -293,7 +311,10 @@ static int td_fill_page(struct td_dec *d, struct td_cur *c)
 
 		if (plen >= sw.need && (memcpy(&id, pl, 2), id == sw_id) &&
 		    (c->qn || !(c->lost || c->lost_unknown))) {
-			td_switch_record(c, &sw, pl, &last_ts, &clamped);
+			if (d->count_sched)
+				td_switch_tally(&d->tally, c->w.ts, &last_ts, &clamped);
+			else
+				td_switch_record(c, &sw, pl, &last_ts, &clamped);
 			continue;
 		}
 		c->last_ts = last_ts;
@@ -771,6 +792,7 @@ static int td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_
 	struct td_dec d = { .f = f, .meta = s->meta, .hdr = 8 + f->long_size, .fd = fd,
 			    .win_cap = td_win_cap(f, ncur),
 			    .drop = s->keeps && s->count ? s : NULL,
+			    .count_sched = s->count && s->sched_counted && s->sched_counted(s->priv),
 			    .tally = { .first_ts = UINT64_MAX } };
 	struct td_cur *cur = td_cursors_alloc(ncur);
 	struct td_cur **heap = calloc(ncur, sizeof(*heap));
@@ -796,7 +818,7 @@ static int td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_
 	if (!ret && !d.stats_used)
 		td_notes_losses(&d, cur, s);
 	hs_td_stats_free(&d.notes_lost);
-	if (!ret && d.drop)
+	if (!ret && (d.drop || d.count_sched))
 		s->count(s->priv, &d.tally);
 	if (!ret && d.io_err)
 		ret = hs_error_set(f->err, d.io_err == ENOMEM ? HS_ERR_RUNTIME : HS_ERR_INPUT,

@@ -11,7 +11,8 @@ hs-mkdat.py OUT [--cpus N] [--events N] [--seed S] [--extend] [--long]
             [--no-kvm-events]
 
 --systems: only these event systems' formats and events are in the file
-(without kvm: a host where kvm was not loaded); --no-wakeups: no
+(without kvm: a host where kvm was not loaded; sched adds sched_switch,
+most of the records then); --no-wakeups: no
 kvm_vcpu_wakeup events, --no-kvm-events: no kvm events at all, the formats
 kept (kvm loaded, no vCPU halted).
 """
@@ -61,10 +62,19 @@ def formats(no_valid):
             fmt("cpu_frequency", 570, [("u32", "state", 8, 4), ("u32", "cpu_id", 12, 4)],
                 '"state=%lu cpu_id=%lu", (unsigned long)REC->state, (unsigned long)REC->cpu_id'),
         ],
+        "sched": [
+            fmt("sched_switch", 372, [("char", "prev_comm[16]", 8, 16), ("pid_t", "prev_pid", 24, 4),
+                                      ("int", "prev_prio", 28, 4), ("long", "prev_state", 32, 8),
+                                      ("char", "next_comm[16]", 40, 16), ("pid_t", "next_pid", 56, 4),
+                                      ("int", "next_prio", 60, 4)],
+                '"prev_pid=%d prev_state=%ld ==> next_pid=%d", REC->prev_pid, REC->prev_state, REC->next_pid'),
+        ],
     }
 
 
-KINDS = {41: "kvm_vcpu_wakeup", 31: "kvm_halt_poll_ns", 568: "cpu_idle", 552: "guest_halt_poll_ns"}
+KINDS = {41: "kvm_vcpu_wakeup", 31: "kvm_halt_poll_ns", 568: "cpu_idle", 552: "guest_halt_poll_ns",
+         372: "sched_switch"}
+SYSTEM = {41: "kvm", 31: "kvm", 372: "sched"}
 
 
 class Gen:
@@ -73,8 +83,9 @@ class Gen:
         self.e = ">" if a.big_endian else "<"
         self.rng = random.Random(a.seed)
         systems = a.systems.split(",")
-        self.eids = [e for e in [41, 41, 31, 568, 568, 552, 570]
-                     if ("kvm" if e in (41, 31) else "power") in systems and
+        # with sched: sched_switch is most records, as in a real recording
+        self.eids = [e for e in [41, 41, 31, 568, 568, 552, 570] + [372] * 12
+                     if SYSTEM.get(e, "power") in systems and
                      not (a.no_wakeups and e == 41) and
                      not (a.no_kvm_events and e in (41, 31))]
 
@@ -89,6 +100,9 @@ class Gen:
             body = self.p("QBBxxxxxx", r.randrange(1, 10**7), r.randrange(2), 1)
         elif eid == 31:
             body = self.p("B3xIII", r.randrange(2), cpu, r.randrange(10**6), r.randrange(10**6))
+        elif eid == 372:
+            prev, nxt = r.randrange(1, 40), r.choice([0, r.randrange(1, 40)])
+            body = self.p("16siiq16sii", b"task", prev, 120, r.choice([0, 1]), b"task", nxt, 120)
         elif eid == 568 or eid == 570:
             body = self.p("II", r.choice([0, 1, 4294967295]), cpu)
         else:
