@@ -177,6 +177,6 @@ for k in v6 v7 txt real; do
 	[ -n "${RSS[$k]}" ] && verdict "peak RSS < 32 MiB on $k (${RSS[$k]} MiB)" "${RSS[$k]} < 32" $k
 done
 echo
-bash tests/bench/ratios.sh
+HS_BENCH_DIR=$D bash tests/bench/ratios.sh
 bash tests/bench/record.sh
 echo "bench: total $(( $(date +%s) - T0 )) s"
