@@ -72,6 +72,12 @@ static void account_span(struct hs_account *a, uint64_t first, uint64_t last)
 	a->have_ts = true;
 }
 
+/* start/end count from the first event seen, whatever its kind: every event must be seen. */
+static bool account_ranged(const struct hs_account_opts *o)
+{
+	return o->start_ns || o->end_ns;
+}
+
 bool hs_account_keeps(const struct hs_account *a, const struct hs_event *ev)
 {
 	int64_t key;
@@ -80,8 +86,7 @@ bool hs_account_keeps(const struct hs_account *a, const struct hs_event *ev)
 	if (a->nshards <= 1 || hs_ev_sched(ev->kind))
 		return true;
 	key = hs_account_key(ev);
-	/* start/end count from the first event seen: every event must be seen */
-	if (a->opts.start_ns || a->opts.end_ns ||
+	if (account_ranged(&a->opts) ||
 	    ev->kind < HS_EV_VCPU_WAKEUP || ev->kind > HS_EV_ANALYSED_LAST ||
 	    key < 0 || key > INT_MAX)
 		return true;
@@ -119,13 +124,12 @@ static int account_kvm(struct hs_account *a, const struct hs_event *ev,
 	return 0;
 }
 
-/* start/end count from the first event seen, whatever its kind. */
 static bool front_in_range(struct hs_account_front *f, const struct hs_account_opts *o,
 			   uint64_t ts)
 {
 	uint64_t rel;
 
-	if (!o->start_ns && !o->end_ns)
+	if (!account_ranged(o))
 		return true;
 	if (!f->have_base) {
 		f->have_base = true;
@@ -183,7 +187,7 @@ static bool front_kvm_absent(const struct hs_account *a)
 
 bool hs_account_sched_counted(const struct hs_account *a)
 {
-	return front_kvm_absent(a) && !a->opts.start_ns && !a->opts.end_ns;
+	return front_kvm_absent(a) && !account_ranged(&a->opts);
 }
 
 static int front_sched(struct hs_account *a, const struct hs_event *ev, size_t n)
@@ -214,7 +218,7 @@ int hs_account_front_sched(struct hs_account *a, const struct hs_event *ev, size
 	*taken = k;
 	if (!k)
 		return 0;
-	if (!a->opts.start_ns && !a->opts.end_ns)
+	if (!account_ranged(&a->opts))
 		return front_sched(a, ev, k);
 	for (size_t i = 0; i < k && !ret; i++)
 		ret = hs_account_front(a, &ev[i], &facts, &pass);

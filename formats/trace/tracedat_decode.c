@@ -192,17 +192,22 @@ static bool td_page(struct td_dec *d, struct td_cur *c)
 
 /*
  * A CPU's time stamps never go back: one that does takes the one before
- * it, in the CPU's order of records (kept or dropped). The merge still
- * orders by the raw stamp (td_cur.key).
+ * it (*last), in the CPU's order of records (kept or dropped), and counts
+ * in *clamped. The merge still orders by the raw stamp (td_cur.key).
  */
+static inline uint64_t td_clamp_ts(uint64_t ts, uint64_t *last, uint64_t *clamped)
+{
+	if (ts < *last) {
+		ts = *last;
+		(*clamped)++;
+	}
+	*last = ts;
+	return ts;
+}
+
 static uint64_t td_clamp(struct td_dec *d, struct td_cur *c, uint64_t ts)
 {
-	if (ts < c->last_ts) {
-		ts = c->last_ts;
-		d->meta->clamped_ts++;
-	}
-	c->last_ts = ts;
-	return ts;
+	return td_clamp_ts(ts, &c->last_ts, &d->meta->clamped_ts);
 }
 
 /* An event stamped ts that the sink only counts, counted here. */
@@ -257,18 +262,6 @@ static inline int td_record(struct td_dec *d, struct td_cur *c, const unsigned c
 	return 0;
 }
 
-/* A sched_switch of a fast layout that the sink only counts, as td_record() would. */
-static inline void td_switch_tally(struct hs_event_tally *t, uint64_t ts, uint64_t *last_ts,
-				   uint64_t *clamped)
-{
-	if (ts < *last_ts) {
-		ts = *last_ts;
-		(*clamped)++;
-	}
-	*last_ts = ts;
-	td_tally(t, HS_EV_SCHED_SWITCH, ts);
-}
-
 /* A sched_switch of a fast layout into the queue, as td_record() would. */
 static inline void td_switch_record(struct td_cur *c, const struct hs_ev_desc *sw,
 				    const unsigned char *pl, uint64_t *last_ts, uint64_t *clamped)
@@ -279,12 +272,7 @@ static inline void td_switch_record(struct td_cur *c, const struct hs_ev_desc *s
 	ev->kind = HS_EV_SCHED_SWITCH;
 	hs_ev_sched_fast(sw, pl, ev);
 	c->key[c->qn++] = ts;
-	if (ts < *last_ts) {
-		ts = *last_ts;
-		(*clamped)++;
-	}
-	*last_ts = ts;
-	ev->ts = ts;
+	ev->ts = td_clamp_ts(ts, last_ts, clamped);
 	ev->cpu = c->cpu;
 }
 
@@ -311,8 +299,10 @@ static int td_fill_page(struct td_dec *d, struct td_cur *c)
 
 		if (plen >= sw.need && (memcpy(&id, pl, 2), id == sw_id) &&
 		    (c->qn || !(c->lost || c->lost_unknown))) {
+			/* a sink that only counts sched events: counted, as td_record() would */
 			if (d->count_sched)
-				td_switch_tally(&d->tally, c->w.ts, &last_ts, &clamped);
+				td_tally(&d->tally, HS_EV_SCHED_SWITCH,
+					 td_clamp_ts(c->w.ts, &last_ts, &clamped));
 			else
 				td_switch_record(c, &sw, pl, &last_ts, &clamped);
 			continue;
