@@ -33,16 +33,25 @@ static bool load_split(const struct hs_source *src, const char *path)
 struct hs_load_half {
 	const struct hs_source *src;
 	const char *path;
+	void *share;		/* from src->share_new, or NULL */
 	struct hs_account *acct;
 	struct hs_error err;
 	int ret;
 };
 
+static int load_half(const struct hs_source *src, const char *path, void *share,
+		     struct hs_account *acct, struct hs_error *err)
+{
+	if (share)
+		return src->read_shared(path, share, acct, err);
+	return src->read(path, acct, err);
+}
+
 static void *load_half_main(void *arg)
 {
 	struct hs_load_half *h = arg;
 
-	h->ret = h->src->read(h->path, h->acct, &h->err);
+	h->ret = load_half(h->src, h->path, h->share, h->acct, &h->err);
 	return NULL;
 }
 
@@ -63,13 +72,19 @@ static int load_sharded(const struct hs_source *src, const char *path,
 		return src->read(path, acct, err);
 	hs_account_shard(other.acct, 1, 2);
 	hs_account_shard(acct, 0, 2);
+	if (src->share_new && src->read_shared)
+		other.share = src->share_new();
 	if (pthread_create(&thread, NULL, load_half_main, &other)) {
+		if (other.share)
+			src->share_free(other.share);
 		hs_account_free(other.acct);
 		hs_account_shard(acct, 0, 1);
 		return src->read(path, acct, err);
 	}
-	ret = src->read(path, acct, err);
+	ret = load_half(src, path, other.share, acct, err);
 	pthread_join(thread, NULL);
+	if (other.share)
+		src->share_free(other.share);
 	if (!ret && other.ret) {
 		ret = other.ret;
 		if (err)

@@ -21,6 +21,15 @@ struct hs_source {
 	 * next to the per-vCPU work; forced: whenever it can be read twice.
 	 */
 	bool (*splittable)(const char *path, bool forced);
+	/*
+	 * Optional: work the two readers of a split input do once for both
+	 * (inflating a compressed trace.dat), made before they start and freed
+	 * after both have ended; read_shared is read with it (NULL: alone).
+	 */
+	void *(*share_new)(void);
+	void (*share_free)(void *share);
+	int (*read_shared)(const char *path, void *share, struct hs_account *acct,
+			   struct hs_error *err);
 };
 
 /* Reads path into a fresh accounting and finishes it; NULL with err set. */

@@ -16,6 +16,7 @@
 #include "sink_pipe.h"
 #include "text_internal.h"
 #include "tracedat_internal.h"
+#include "tracedat_share.h"
 
 #define HS_SLURP_MIN (1u << 20)
 #define HS_SLURP_STEP (256u << 20)	/* grow by doubling up to this, then linearly */
@@ -148,7 +149,7 @@ fail:
 }
 
 static int input_tracedat(const char *name, int fd, struct hs_account *acct,
-			  struct hs_error *err)
+			  struct hs_td_share *share, struct hs_error *err)
 {
 	struct stat st;
 	void *map;
@@ -162,7 +163,7 @@ static int input_tracedat(const char *name, int fd, struct hs_account *acct,
 				    strerror(errno));
 	/* only the header and the trailer are read through the mapping */
 	madvise(map, (size_t)st.st_size, MADV_RANDOM);
-	ret = hs_tracedat_read_fd(name, fd, map, (size_t)st.st_size, acct, err);
+	ret = hs_tracedat_read_fd(name, fd, map, (size_t)st.st_size, acct, share, err);
 	munmap(map, (size_t)st.st_size);
 	return ret;
 }
@@ -214,7 +215,7 @@ static int input_text(int fd, bool regular, const unsigned char *head, size_t hl
  * (tracedat_decode.c), so memory stays bounded whatever the input size.
  */
 static int input_fd(const char *name, int fd, bool regular, struct hs_account *acct,
-		    struct hs_error *err)
+		    struct hs_td_share *share, struct hs_error *err)
 {
 	struct hs_meta *meta = hs_account_meta(acct);
 	unsigned char head[4096];
@@ -230,11 +231,11 @@ static int input_fd(const char *name, int fd, bool regular, struct hs_account *a
 	switch (hs_input_detect(head, hlen)) {
 	case HS_INPUT_TRACEDAT:
 		if (regular)
-			return input_tracedat(name, fd, acct, err);
+			return input_tracedat(name, fd, acct, share, err);
 		sp = spool(fd, head, hlen);
 		if (sp < 0)
 			return input_slurp(name, fd, head, hlen, acct, err);
-		ret = input_tracedat(name, sp, acct, err);
+		ret = input_tracedat(name, sp, acct, NULL, err);
 		close(sp);
 		return ret;
 	case HS_INPUT_TEXT:
@@ -245,7 +246,8 @@ static int input_fd(const char *name, int fd, bool regular, struct hs_account *a
 	}
 }
 
-int hs_input_read(const char *path, struct hs_account *acct, struct hs_error *err)
+static int input_read(const char *path, struct hs_td_share *share, struct hs_account *acct,
+		      struct hs_error *err)
 {
 	bool std = !strcmp(path, "-");
 	int fd = std ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -259,11 +261,16 @@ int hs_input_read(const char *path, struct hs_account *acct, struct hs_error *er
 		ret = hs_error_set(err, HS_ERR_INPUT, "%s: is a directory", path);
 	} else {
 		ret = input_fd(std ? "-" : path, fd, fstat(fd, &st) == 0 &&
-				  S_ISREG(st.st_mode), acct, err);
+				  S_ISREG(st.st_mode), acct, share, err);
 	}
 	if (!std)
 		close(fd);
 	return ret;
+}
+
+int hs_input_read(const char *path, struct hs_account *acct, struct hs_error *err)
+{
+	return input_read(path, NULL, acct, err);
 }
 
 /*
@@ -311,7 +318,26 @@ static bool input_splittable(const char *path, bool forced)
 	return split;
 }
 
+static void *input_share_new(void)
+{
+	return hs_td_share_new();
+}
+
+static void input_share_free(void *share)
+{
+	hs_td_share_free(share);
+}
+
+static int input_read_shared(const char *path, void *share, struct hs_account *acct,
+			     struct hs_error *err)
+{
+	return input_read(path, share, acct, err);
+}
+
 const struct hs_source hs_input_source = {
 	.read = hs_input_read,
 	.splittable = input_splittable,
+	.share_new = input_share_new,
+	.share_free = input_share_free,
+	.read_shared = input_read_shared,
 };

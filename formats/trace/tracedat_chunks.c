@@ -15,6 +15,7 @@
 #include <zstd.h>
 
 #include "tracedat_file.h"
+#include "tracedat_share.h"
 
 struct td_inflater {
 	int alg;
@@ -24,6 +25,8 @@ struct td_inflater {
 	size_t in_cap;
 	int code;			/* first chunk error */
 	char msg[256];
+	struct hs_td_share *share;	/* chunks inflated once for two readers, or NULL */
+	int reader;			/* this one's index there */
 };
 
 
@@ -44,6 +47,8 @@ void hs_td_inflater_free(struct td_inflater *z)
 {
 	if (!z)
 		return;
+	if (z->share)
+		hs_td_share_leave(z->share, z->reader);
 	ZSTD_freeDCtx(z->zctx);
 	free(z->in);
 	free(z);
@@ -113,31 +118,127 @@ static uint32_t chunk_u32(const struct td_file *f, const unsigned char *p)
 	return (uint32_t)hs_td_get(f, p, 4);
 }
 
+/* How many of a CPU's next chunks a reader inflates while it waits for one */
+#define TD_AHEAD 4
+
+/* The chunk at pos: its compressed and inflated sizes, checked; -1: bad. */
+static int chunk_head(const struct td_file *f, uint64_t pos, uint32_t *c, uint32_t *u)
+{
+	unsigned char hdr[8];
+	const unsigned char *h;
+
+	if (pos > f->len || f->len - pos < 8 || !(h = hs_td_bytes(f, pos, 8, hdr)))
+		return chunk_fail(f->z, HS_ERR_INPUT, "truncated trace.dat: compressed chunk", pos);
+	*c = chunk_u32(f, h);
+	*u = chunk_u32(f, h + 4);
+	if (*c > f->len - pos - 8 || *c > TD_MAX_ZCHUNK || *u > TD_MAX_CHUNK)
+		return chunk_fail(f->z, HS_ERR_INPUT, "corrupt trace.dat: compressed chunk size", pos);
+	return 0;
+}
+
+/* The chunk at pos (c bytes compressed) inflated into dst, u bytes. */
+static int chunk_inflate(const struct td_file *f, uint64_t pos, uint32_t c, unsigned char *dst,
+			 uint32_t u)
+{
+	const unsigned char *src = hs_td_bytes(f, pos + 8, c, NULL);
+
+	if (!src)
+		return chunk_fail(f->z, errno == ENOMEM ? HS_ERR_RUNTIME : HS_ERR_INPUT,
+				  "read error: compressed chunk", pos);
+	if (hs_td_inflate(f->z, dst, u, src, c))
+		return chunk_fail(f->z, HS_ERR_INPUT,
+				  "corrupt trace.dat: compressed chunk does not inflate", pos);
+	return 0;
+}
+
+/*
+ * While the other reader inflates this CPU's chunk, the next of the CPU's
+ * chunks not yet there (from *pos, *left of them), for both: false when
+ * there is none to take. A failure is left for when the chunk is needed.
+ */
+static bool chunk_ahead(const struct td_file *f, uint64_t *pos, uint32_t *left)
+{
+	struct td_inflater *z = f->z;
+	struct td_share_slot *sl = NULL;
+	int code = z->code;
+	uint32_t c, u;
+	bool ok;
+
+	while (*left && !sl) {
+		if (chunk_head(f, *pos, &c, &u))
+			break;
+		sl = hs_td_share_claim(z->share, *pos, u);
+		*pos += 8 + (uint64_t)c;
+		(*left)--;
+	}
+	if (sl) {
+		ok = !chunk_inflate(f, *pos - 8 - c, c, hs_td_share_buf(sl), u);
+		hs_td_share_made(z->share, sl, ok, -1);
+	}
+	z->code = code;
+	return sl;
+}
+
+/*
+ * The chunk at pos into dst through the share: copied if the other reader
+ * inflated it, else inflated here and copied for the other.
+ */
+static int chunk_shared(const struct td_file *f, uint64_t pos, uint32_t c, uint32_t u,
+			uint32_t left, unsigned char *dst)
+{
+	struct td_inflater *z = f->z;
+	struct td_share_slot *sl;
+	uint64_t apos = pos + 8 + (uint64_t)c;
+	uint32_t aleft = left - 1 < TD_AHEAD ? left - 1 : TD_AHEAD;
+	struct td_share_wait wait = { 0 };
+	int r;
+
+	for (;;) {
+		switch (hs_td_share_get(z->share, z->reader, pos, u, &sl)) {
+		case TD_SHARE_COPY:
+			memcpy(dst, hs_td_share_buf(sl), u);
+			hs_td_share_copied(z->share, z->reader, sl);
+			return 0;
+		case TD_SHARE_MAKE:
+			r = chunk_inflate(f, pos, c, dst, u);
+			if (!r)
+				memcpy(hs_td_share_buf(sl), dst, u);
+			hs_td_share_made(z->share, sl, !r, z->reader);
+			return r;
+		case TD_SHARE_WAIT:
+			if (!chunk_ahead(f, &apos, &aleft))
+				hs_td_share_pause(&wait);
+			break;
+		case TD_SHARE_FULL:
+			if (hs_td_share_pause(&wait))
+				break;
+			/* the other reader copies nothing (it ended, say): both go on alone */
+			hs_td_share_leave(z->share, z->reader);
+			z->share = NULL;
+			return chunk_inflate(f, pos, c, dst, u);
+		case TD_SHARE_ALONE:
+			return chunk_inflate(f, pos, c, dst, u);
+		}
+	}
+}
+
 int hs_td_chunk_next(const struct td_file *f, uint64_t *pos, uint32_t *left,
 		     unsigned char **win, size_t *len, size_t *cap)
 {
 	struct td_inflater *z = f->z;
-	unsigned char hdr[8];
-	const unsigned char *h, *src;
 	uint32_t c, u;
+	int r;
 
 	if (!*left)
 		return chunk_fail(z, HS_ERR_INPUT, "corrupt trace.dat: CPU data ends before its size, chunk", *pos);
-	if (*pos > f->len || f->len - *pos < 8 || !(h = hs_td_bytes(f, *pos, 8, hdr)))
-		return chunk_fail(z, HS_ERR_INPUT, "truncated trace.dat: compressed chunk", *pos);
-	c = chunk_u32(f, h);
-	u = chunk_u32(f, h + 4);
-	if (c > f->len - *pos - 8 || c > TD_MAX_ZCHUNK || u > TD_MAX_CHUNK)
-		return chunk_fail(z, HS_ERR_INPUT, "corrupt trace.dat: compressed chunk size", *pos);
+	if (chunk_head(f, *pos, &c, &u))
+		return -1;
 	if (!chunk_grow(win, cap, *len + (u ? u : 1)))
 		return chunk_fail(z, HS_ERR_RUNTIME, "out of memory inflating a chunk", *pos);
-	src = hs_td_bytes(f, *pos + 8, c, NULL);
-	if (!src)
-		return chunk_fail(z, errno == ENOMEM ? HS_ERR_RUNTIME : HS_ERR_INPUT,
-				"read error: compressed chunk", *pos);
-	if (hs_td_inflate(z, *win + *len, u, src, c))
-		return chunk_fail(z, HS_ERR_INPUT,
-				"corrupt trace.dat: compressed chunk does not inflate", *pos);
+	r = z->share ? chunk_shared(f, *pos, c, u, *left, *win + *len) :
+		       chunk_inflate(f, *pos, c, *win + *len, u);
+	if (r)
+		return -1;
 	*len += u;
 	*pos += 8 + (uint64_t)c;
 	(*left)--;
@@ -151,6 +252,12 @@ struct td_inflater *hs_td_inflater_alloc(int fd)
 	if (z)
 		z->fd = fd;
 	return z;
+}
+
+void hs_td_inflater_share(struct td_inflater *z, struct hs_td_share *share)
+{
+	if (share && (z->reader = hs_td_share_join(share)) >= 0)
+		z->share = share;
 }
 
 int hs_td_inflater_set(struct td_inflater *z, int alg)

@@ -102,6 +102,9 @@ enum { HS_TD_Z_NONE, HS_TD_Z_ZSTD, HS_TD_Z_ZLIB };
 /* A compressed chunk: what zstd or zlib may make of the largest inflated one. */
 #define TD_MAX_ZCHUNK (TD_MAX_CHUNK + (TD_MAX_CHUNK >> 6) + 4096)
 struct td_inflater *hs_td_inflater_alloc(int fd);
+/* Inflates chunks once for both readers of the file, through share (NULL: alone). */
+struct hs_td_share;
+void hs_td_inflater_share(struct td_inflater *z, struct hs_td_share *share);
 int hs_td_inflater_set(struct td_inflater *z, int alg);
 int hs_td_inflater_alg(const struct td_inflater *z);
 /* n bytes of the file at off (already checked to be in it): pread into small (or a buffer of z's), or mapped. */
@@ -124,7 +127,7 @@ void hs_td_inflater_free(struct td_inflater *z);
 #define HS_TD_V7_FALLBACK (-100)
 extern bool hs_td_v7_fallback;	/* false: an error instead (fuzzing: no fork) */
 int hs_td_v7_read(const unsigned char *buf, size_t len, int fd, struct hs_sink *sink,
-		  struct hs_error *err);
+		  struct hs_td_share *share, struct hs_error *err);
 /*
  * The same parse without decoding, for a file libtracecmd is to read: it
  * trusts every size in the file, so every section, chunk and uncompressed

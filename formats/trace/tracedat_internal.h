@@ -71,13 +71,14 @@ int hs_td_v6_decode(const unsigned char *buf, size_t len, struct hs_sink *sink,
 /* The same with the file open on fd (-1: none): pages are pread, not mapped. */
 int hs_td_v6_decode_fd(const unsigned char *buf, size_t len, int fd, struct hs_sink *sink,
 		       struct hs_error *err);
+struct hs_td_share;
 /*
  * A v6 or v7 file (checked by the caller) through the reader it needs: the
  * own ones, libtracecmd for a compression they do not link or when
  * HALTSTAT_READER=libtracecmd asks for it.
  */
 int hs_td_read_sink(const char *path, int fd, const unsigned char *buf, size_t len, bool v7,
-		    struct hs_sink *sink, struct hs_error *err);
+		    struct hs_sink *sink, struct hs_td_share *share, struct hs_error *err);
 /*
  * The share of kvm_vcpu_wakeup among the first 65536 analysed events of a
  * trace.dat with head h, which haltstat's own readers decode
@@ -86,9 +87,13 @@ int hs_td_read_sink(const char *path, int fd, const unsigned char *buf, size_t l
  */
 double hs_td_halt_share(const char *path, int fd, const unsigned char *buf, size_t len,
 			const struct hs_td_head *h);
-/* hs_tracedat_read for a file also open on fd (-1: buf is all there is). */
+/*
+ * hs_tracedat_read for a file also open on fd (-1: buf is all there is);
+ * share: what it does once with another reader of the file, or NULL.
+ */
 int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size_t len,
-			struct hs_account *acct, struct hs_error *err);
+			struct hs_account *acct, struct hs_td_share *share,
+			struct hs_error *err);
 /*
  * A copy of an event format with only its name, ID and plain fields, each
  * checked, for libtraceevent. cap >= len + 64. Returns the length or 0.

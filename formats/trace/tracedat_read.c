@@ -41,7 +41,7 @@ int hs_td_v6_decode_fd(const unsigned char *buf, size_t len, int fd, struct hs_s
 int hs_tracedat_read(const char *path, const unsigned char *buf, size_t len,
 		     struct hs_account *acct, struct hs_error *err)
 {
-	return hs_tracedat_read_fd(path, -1, buf, len, acct, err);
+	return hs_tracedat_read_fd(path, -1, buf, len, acct, NULL, err);
 }
 
 /*
@@ -57,12 +57,12 @@ static bool td_force_libtracecmd(void)
 }
 
 int hs_td_read_sink(const char *path, int fd, const unsigned char *buf, size_t len, bool v7,
-		    struct hs_sink *sink, struct hs_error *err)
+		    struct hs_sink *sink, struct hs_td_share *share, struct hs_error *err)
 {
 	int ret = HS_TD_V7_FALLBACK;
 
 	if (!td_force_libtracecmd())
-		ret = v7 ? hs_td_v7_read(buf, len, fd, sink, err) :
+		ret = v7 ? hs_td_v7_read(buf, len, fd, sink, share, err) :
 			   hs_td_v6_decode_fd(buf, len, fd, sink, err);
 	if (ret == HS_TD_V7_FALLBACK)
 		ret = hs_td_v7_decode(path, buf, len, sink, err);
@@ -118,12 +118,12 @@ double hs_td_halt_share(const char *path, int fd, const unsigned char *buf, size
 	};
 
 	hs_meta_init(&meta);
-	hs_td_read_sink(path, fd, buf, len, h->version[0] == '7', &sink, NULL);
+	hs_td_read_sink(path, fd, buf, len, h->version[0] == '7', &sink, NULL, NULL);
 	return t.n ? (double)t.wakeups / (double)t.n : 0;
 }
 
 int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size_t len,
-			struct hs_account *acct, struct hs_error *err)
+			struct hs_account *acct, struct hs_td_share *share, struct hs_error *err)
 {
 	struct hs_td_head h;
 	struct hs_sink sink;
@@ -149,7 +149,7 @@ int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size
 			pipe = hs_sink_pipe_open(&sink, acct, len);
 
 		snprintf(sink.meta->source, sizeof(sink.meta->source), "%s", path);
-		ret = hs_td_read_sink(path, fd, buf, len, h.version[0] == '7', &sink, err);
+		ret = hs_td_read_sink(path, fd, buf, len, h.version[0] == '7', &sink, share, err);
 		done = hs_sink_pipe_close(pipe);
 		if (!ret && done)
 			ret = hs_error_set(err, done, "accounting rejected an event (out of memory)");

@@ -619,7 +619,7 @@ static void v7_free(struct v7 *v)
 }
 
 int hs_td_v7_read(const unsigned char *buf, size_t len, int fd, struct hs_sink *sink,
-		  struct hs_error *err)
+		  struct hs_td_share *share, struct hs_error *err)
 {
 	struct td_file f = { .buf = buf, .len = len, .err = err, .version = 7 };
 	struct v7 v = { .f = &f, .file = buf, .flen = len };
@@ -631,8 +631,10 @@ int hs_td_v7_read(const unsigned char *buf, size_t len, int fd, struct hs_sink *
 		ret = hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
 	else
 		ret = v7_parse(&v);
-	if (!ret)
+	if (!ret) {
+		hs_td_inflater_share(f.z, share);
 		ret = hs_td_run(&f, fd, sink);
+	}
 	v7_free(&v);
 	return ret;
 }

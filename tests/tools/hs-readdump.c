@@ -94,7 +94,7 @@ static int decode(const char *path, int fd, const unsigned char *buf, size_t len
 	bool v7 = len > 12 && buf[10] == '7';
 
 	hs_meta_init(&c->meta);
-	return hs_td_read_sink(path, v7 ? fd : -1, buf, len, v7, &s, err);
+	return hs_td_read_sink(path, v7 ? fd : -1, buf, len, v7, &s, NULL, err);
 }
 
 static const char *const kinds[] = { "", "kvm_vcpu_wakeup", "kvm_halt_poll_ns", "cpu_idle",
