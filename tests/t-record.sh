@@ -51,6 +51,28 @@ trace-cmd report "$TMP/s.dat" >"$TMP/s.txt" 2>"$TMP/s.rerr"
 check_eq record_command_no_warnings "" "$(cat "$TMP/s.rerr")"
 check_eq record_switch_count "$(grep -c ' sched_switch: ' "$TMP/s.txt")" \
 	"$(awk '$1 == "sched:sched_switch" { print $2 }' "$TMP/s.err")"
+check_eq record_no_temporary_left "" "$(ls -a "$TMP" | grep -E '\.tmp$|^\.haltstat')"
+
+# --- the file made as a copy of every CPU's data: where the output's file
+# system cannot insert ranges (tmpfs), or asked for; above, it was made
+# around the largest CPU's data where it lay (formats/trace/tracedat_record.c)
+for way in asked tmpfs; do
+	wd=$TMP/way-$way
+	[ $way = tmpfs ] && wd=$(mktemp -d /dev/shm/haltstat-test.XXXXXX 2>/dev/null)
+	if [ -z "$wd" ] || ! mkdir -p "$wd"; then
+		skip "record_copy_$way" "no tmpfs at /dev/shm"; continue
+	fi
+	HALTSTAT_RECORD_COPY=$([ $way = asked ] && echo 1 || echo 0) $HALTSTAT record --guest \
+		-e sched:sched_switch -o "$wd/w.dat" -- \
+		sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.01; done' 2>"$TMP/w.err"
+	check_eq "record_copy_${way}_exit" 0 $?
+	trace-cmd report "$wd/w.dat" >"$TMP/w.txt" 2>"$TMP/w.rerr"
+	check_eq "record_copy_${way}_no_warnings" "" "$(cat "$TMP/w.rerr")"
+	check_eq "record_copy_${way}_switch_count" "$(grep -c ' sched_switch: ' "$TMP/w.txt")" \
+		"$(awk '$1 == "sched:sched_switch" { print $2 }' "$TMP/w.err")"
+	check_eq "record_copy_${way}_nothing_else" "w.dat" "$(ls -a "$wd" | grep -vx '\.\|\.\.')"
+	rm -rf "$wd"
+done
 
 # --- -p: a named process alive at the end gets its name in both places ------
 cp /bin/bash "$TMP/hs-ticker"

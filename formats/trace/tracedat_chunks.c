@@ -165,8 +165,10 @@ static bool chunk_ahead(const struct td_file *f, uint64_t *pos, uint32_t *left)
 	bool ok;
 
 	while (*left && !sl) {
-		if (chunk_head(f, *pos, &c, &u))
+		if (chunk_head(f, *pos, &c, &u)) {
+			*left = 0;
 			break;
+		}
 		sl = hs_td_share_claim(z->share, *pos, u);
 		*pos += 8 + (uint64_t)c;
 		(*left)--;

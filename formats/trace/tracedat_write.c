@@ -12,6 +12,7 @@
  * the raw ring-buffer pages are in the recording host's order anyway.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,12 +271,14 @@ static int tdw_copy_fd(int out, const struct hs_tracedat_cpu *c, unsigned int cp
 	return 0;
 }
 
-static int tdw_write_cpus(int fd, const struct hs_tracedat_desc *d, struct hs_error *err)
+/* CPUs [from, to)'s data, one after the other from the file's position. */
+static int tdw_write_cpus(int fd, const struct hs_tracedat_desc *d, unsigned int from,
+			  unsigned int to, struct hs_error *err)
 {
 	char *chunk = NULL;
 	int ret = 0;
 
-	for (unsigned int cpu = 0; cpu < d->ncpus && !ret; cpu++) {
+	for (unsigned int cpu = from; cpu < to && !ret; cpu++) {
 		const struct hs_tracedat_cpu *c = &d->cpus[cpu];
 
 		if (!c->size)
@@ -310,34 +313,92 @@ static int tdw_check(const struct hs_tracedat_desc *d, struct hs_error *err)
 	return 0;
 }
 
+static int tdw_write_trailer(int fd, const struct hs_tracedat_desc *desc, struct hs_error *err)
+{
+	uint64_t len = desc->meta_len;
+	unsigned char le[8];
+	int ret;
+
+	if (!desc->meta)
+		return 0;
+	for (int i = 0; i < 8; i++)
+		le[i] = (unsigned char)(len >> (8 * i));
+	ret = tdw_write_all(fd, desc->meta, desc->meta_len, err);
+	if (!ret)
+		ret = tdw_write_all(fd, le, sizeof(le), err);
+	if (!ret)
+		ret = tdw_write_all(fd, TDW_META_MAGIC, 8, err);
+	return ret;
+}
+
+/* The checked header in b; *data_start: where the first CPU's data goes. */
+static int tdw_header(struct tdw_buf *b, const struct hs_tracedat_desc *desc,
+		      uint64_t *data_start, struct hs_error *err)
+{
+	int ret = tdw_check(desc, err);
+
+	if (ret)
+		return ret;
+	if (tdw_build_header(b, desc, data_start)) {
+		free(b->data);
+		b->data = NULL;
+		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
+	}
+	return 0;
+}
+
 int hs_tracedat_write(int fd, const struct hs_tracedat_desc *desc, struct hs_error *err)
 {
 	struct tdw_buf b = { 0 };
 	uint64_t data_start;
 	int ret;
 
-	ret = tdw_check(desc, err);
+	ret = tdw_header(&b, desc, &data_start, err);
 	if (ret)
 		return ret;
-	if (tdw_build_header(&b, desc, &data_start)) {
-		free(b.data);
-		return hs_error_set(err, HS_ERR_RUNTIME, "out of memory");
-	}
 	ret = tdw_write_all(fd, b.data, b.len, err);
 	free(b.data);
 	if (!ret)
-		ret = tdw_write_cpus(fd, desc, err);
-	if (!ret && desc->meta) {
-		uint64_t len = desc->meta_len;
-		unsigned char le[8];
+		ret = tdw_write_cpus(fd, desc, 0, desc->ncpus, err);
+	if (!ret)
+		ret = tdw_write_trailer(fd, desc, err);
+	return ret;
+}
 
-		for (int i = 0; i < 8; i++)
-			le[i] = (unsigned char)(len >> (8 * i));
-		ret = tdw_write_all(fd, desc->meta, desc->meta_len, err);
-		if (!ret)
-			ret = tdw_write_all(fd, le, sizeof(le), err);
-		if (!ret)
-			ret = tdw_write_all(fd, TDW_META_MAGIC, 8, err);
+int hs_tracedat_write_around(const struct hs_tracedat_desc *desc, unsigned int k,
+			     struct hs_error *err)
+{
+	struct tdw_buf b = { 0 };
+	uint64_t data_start, before, after;
+	int fd, ret;
+
+	if (k >= desc->ncpus || desc->cpus[k].buf || !desc->cpus[k].size)
+		return 1;
+	ret = tdw_header(&b, desc, &data_start, err);
+	if (ret)
+		return ret;
+	fd = desc->cpus[k].fd;
+	before = data_start;
+	for (unsigned int i = 0; i < k; i++)
+		before += desc->cpus[i].size;
+	after = before + desc->cpus[k].size;
+	/* page multiples, so block multiples where blocks are no larger than pages */
+	if (before > INT64_MAX || fallocate(fd, FALLOC_FL_INSERT_RANGE, 0, (off_t)before)) {
+		free(b.data);
+		return 1;
 	}
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		ret = hs_error_set(err, HS_ERR_OUTPUT, "cannot write trace.dat: %s", strerror(errno));
+	if (!ret)
+		ret = tdw_write_all(fd, b.data, b.len, err);
+	free(b.data);
+	if (!ret)
+		ret = tdw_write_cpus(fd, desc, 0, k, err);
+	if (!ret && lseek(fd, (off_t)after, SEEK_SET) < 0)
+		ret = hs_error_set(err, HS_ERR_OUTPUT, "cannot write trace.dat: %s", strerror(errno));
+	if (!ret)
+		ret = tdw_write_cpus(fd, desc, k + 1, desc->ncpus, err);
+	if (!ret)
+		ret = tdw_write_trailer(fd, desc, err);
 	return ret;
 }

@@ -47,5 +47,15 @@ struct hs_tracedat_desc {
 };
 
 int hs_tracedat_write(int fd, const struct hs_tracedat_desc *desc, struct hs_error *err);
+/*
+ * The same file made around CPU k's data where it lies (cpus[k].fd, from
+ * offset 0, which becomes the file): what comes before it is put in front
+ * (FALLOC_FL_INSERT_RANGE), what comes after is appended, and not a byte
+ * of that CPU is copied. 1: the file system cannot insert, or k has no
+ * data in a file (nothing was changed: write a copy); 0: done; else an
+ * error, with the file half made.
+ */
+int hs_tracedat_write_around(const struct hs_tracedat_desc *desc, unsigned int k,
+			     struct hs_error *err);
 
 #endif

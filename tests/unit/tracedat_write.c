@@ -2,10 +2,14 @@
 /*
  * hs_tracedat_write: synthetic ring-buffer pages go in, libtracecmd (an
  * independent reader) must get every event back with its value, pid and
- * timestamp, the options, and the metadata trailer at the end.
+ * timestamp, the options, and the metadata trailer at the end. The file
+ * made around one CPU's data where it lies (hs_tracedat_write_around) must
+ * be the same file, byte for byte, whichever CPU it is made around.
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -167,6 +171,126 @@ static int check_trailer(const char *path)
 	return ok;
 }
 
+#define AROUND_CPUS 3
+
+/* CPU i's data: AROUND_PAGES[i] pages in a file of its own, from offset 0. */
+static const int around_pages[AROUND_CPUS] = { 2, 1, 3 };
+
+static int around_files(const char *dir, int *fds)
+{
+	unsigned char page[PAGE];
+
+	for (int i = 0; i < AROUND_CPUS; i++) {
+		fds[i] = open(dir, O_TMPFILE | O_RDWR, 0600);
+		if (fds[i] < 0)
+			return -1;
+		for (int p = 0; p < around_pages[i]; p++) {
+			fill_page(page, 1000000 * (uint64_t)(p + 1) + (uint64_t)i, 10 + i, 100 * (uint64_t)i, 42 + i);
+			if (write(fds[i], page, PAGE) != PAGE)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static void around_close(int *fds)
+{
+	for (int i = 0; i < AROUND_CPUS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+static void around_desc(struct hs_tracedat_desc *d, struct hs_tracedat_cpu *cpus,
+			struct hs_tracedat_format *fmt, const int *fds)
+{
+	static const char meta[] = "haltstat_version=0.1.0\n";
+
+	*fmt = (struct hs_tracedat_format){ "hstest", fake_format, sizeof(fake_format) - 1 };
+	for (int i = 0; i < AROUND_CPUS; i++)
+		cpus[i] = (struct hs_tracedat_cpu){ NULL, fds[i], (uint64_t)around_pages[i] * PAGE };
+	*d = (struct hs_tracedat_desc){
+		.page_size = PAGE,
+		.header_page = header_page, .header_page_len = sizeof(header_page) - 1,
+		.header_event = header_event, .header_event_len = sizeof(header_event) - 1,
+		.formats = fmt, .nformats = 1,
+		.cmdlines = "42 a\n", .cmdlines_len = 5,
+		.ncpus = AROUND_CPUS, .cpus = cpus, .clock = "local",
+		.meta = meta, .meta_len = sizeof(meta) - 1,
+	};
+}
+
+/* The bytes of fd, whole (small here): their length, or -1. */
+static ssize_t around_read(int fd, unsigned char *buf, size_t cap)
+{
+	off_t end = lseek(fd, 0, SEEK_END);
+
+	if (end < 0 || (size_t)end > cap)
+		return -1;
+	return pread(fd, buf, (size_t)end, 0);
+}
+
+/* A directory whose file system inserts ranges (ext4, xfs), else NULL. */
+static const char *around_dir(void)
+{
+	const char *dirs[] = { getenv("HS_BUILD"), "/var/tmp", "/tmp" };
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		int fd = dirs[i] ? open(dirs[i], O_TMPFILE | O_RDWR, 0600) : -1;
+		bool ok = fd >= 0 && ftruncate(fd, 2 * PAGE) == 0 &&
+			  fallocate(fd, FALLOC_FL_INSERT_RANGE, 0, PAGE) == 0;
+
+		if (fd >= 0)
+			close(fd);
+		if (ok)
+			return dirs[i];
+	}
+	return NULL;
+}
+
+static void test_around(void)
+{
+	static unsigned char want[1 << 16], got[1 << 16];
+	struct hs_tracedat_format fmt;
+	struct hs_tracedat_cpu cpus[AROUND_CPUS];
+	struct hs_tracedat_desc d;
+	struct hs_error err = { 0 };
+	const char *dir = around_dir();
+	int fds[AROUND_CPUS], out;
+	ssize_t nwant;
+
+	if (!dir) {
+		printf("skip tdw_write_around: no file system here inserts ranges\n");
+		return;
+	}
+	out = open(dir, O_TMPFILE | O_RDWR, 0600);
+	CHECK(out >= 0 && around_files(dir, fds) == 0, "tdw_around_files");
+	around_desc(&d, cpus, &fmt, fds);
+	CHECK(hs_tracedat_write(out, &d, &err) == 0, "tdw_around_copy_written");
+	nwant = around_read(out, want, sizeof(want));
+	close(out);
+	around_close(fds);
+	for (unsigned int k = 0; k < AROUND_CPUS; k++) {
+		char name[64];
+		ssize_t n;
+
+		CHECK(around_files(dir, fds) == 0, "tdw_around_files_again");
+		around_desc(&d, cpus, &fmt, fds);
+		snprintf(name, sizeof(name), "tdw_around_cpu%u_written", k);
+		CHECK_EQ_U64(hs_tracedat_write_around(&d, k, &err), 0, name);
+		n = around_read(fds[k], got, sizeof(got));
+		snprintf(name, sizeof(name), "tdw_around_cpu%u_same_bytes", k);
+		CHECK(nwant > 0 && n == nwant && !memcmp(want, got, (size_t)n), name);
+		around_close(fds);
+	}
+	/* pages in memory are not a file to make it around: nothing changes */
+	CHECK(around_files(dir, fds) == 0, "tdw_around_files_buf");
+	around_desc(&d, cpus, &fmt, fds);
+	cpus[1].buf = want;
+	CHECK_EQ_U64(hs_tracedat_write_around(&d, 1, &err), 1, "tdw_around_not_in_memory");
+	CHECK_EQ_U64(lseek(fds[1], 0, SEEK_END), PAGE, "tdw_around_not_in_memory_unchanged");
+	around_close(fds);
+}
+
 int main(void)
 {
 	char path[] = "/tmp/hs-tdw-XXXXXX", cpu1[] = "/tmp/hs-tdw-cpu1-XXXXXX";
@@ -205,5 +329,6 @@ int main(void)
 	}
 	CHECK(check_trailer(path), "tdw_meta_trailer");
 	unlink(path);
+	test_around();
 	return CHECK_DONE();
 }
