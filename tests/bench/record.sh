@@ -7,7 +7,8 @@
 # median of their ratios of CPU per MiB recorded, each process's whole CPU
 # to the microsecond (tests/tools/hs-cputime): side by side on a shared
 # (nested) host the two took 0.79 against 0.20 s in one bench and 0.74
-# against 0.38 in the next, while in turns the ratio stayed near 1.3.
+# against 0.38 in the next, while in turns the ratio stayed near 1.3
+# (HS_BENCH_SHOW_TURNS=1 prints each pair: ours, the raw copy's, and both ratios).
 # The load is sched:sched_switch + power:cpu_idle driven by a 1-byte pipe
 # ping-pong (no KVM workload needed). Needs root and tracefs.
 cd "$(dirname "$0")/../.." || exit 1
