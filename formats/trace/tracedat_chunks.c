@@ -161,22 +161,21 @@ static bool chunk_ahead(const struct td_file *f, uint64_t *pos, uint32_t *left)
 	struct td_inflater *z = f->z;
 	struct td_share_slot *sl = NULL;
 	int code = z->code;
+	uint64_t at = 0;
 	uint32_t c, u;
-	bool ok;
 
 	while (*left && !sl) {
 		if (chunk_head(f, *pos, &c, &u)) {
 			*left = 0;
 			break;
 		}
-		sl = hs_td_share_claim(z->share, *pos, u);
+		at = *pos;
+		sl = hs_td_share_claim(z->share, at, u);
 		*pos += 8 + (uint64_t)c;
 		(*left)--;
 	}
-	if (sl) {
-		ok = !chunk_inflate(f, *pos - 8 - c, c, hs_td_share_buf(sl), u);
-		hs_td_share_made(z->share, sl, ok, -1);
-	}
+	if (sl)
+		hs_td_share_made(z->share, sl, !chunk_inflate(f, at, c, hs_td_share_buf(sl), u), -1);
 	z->code = code;
 	return sl;
 }

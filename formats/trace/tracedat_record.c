@@ -97,26 +97,37 @@ const char *hs_record_file_dir(const struct hs_record_file *f)
 	return f->dir;
 }
 
-static int record_file_publish(struct hs_record_file *f, struct hs_error *err)
+/* fd's file, linked under the temporary name f->tmp beside the output; -1: errno. */
+static int record_file_link(struct hs_record_file *f, int fd)
 {
 	char proc[64];
 
-	if (!f->tmp[0]) {
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", f->fd);
-		snprintf(f->tmp, sizeof(f->tmp), "%s.%d.tmp", f->path, (int)getpid());
-		unlink(f->tmp);
-		if (linkat(AT_FDCWD, proc, AT_FDCWD, f->tmp, AT_SYMLINK_FOLLOW)) {
-			f->tmp[0] = '\0';
-			return hs_error_set(err, HS_ERR_OUTPUT, "cannot create %s: %s", f->path,
-					    strerror(errno));
-		}
-	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	snprintf(f->tmp, sizeof(f->tmp), "%s.%d.tmp", f->path, (int)getpid());
+	unlink(f->tmp);
+	if (!linkat(AT_FDCWD, proc, AT_FDCWD, f->tmp, AT_SYMLINK_FOLLOW))
+		return 0;
+	f->tmp[0] = '\0';
+	return -1;
+}
+
+/* The temporary name becomes the output's. */
+static int record_file_rename(struct hs_record_file *f, struct hs_error *err)
+{
 	if (rename(f->tmp, f->path))
 		return hs_error_set(err, HS_ERR_OUTPUT, "cannot rename to %s: %s", f->path,
 				    strerror(errno));
 	f->tmp[0] = '\0';
 	f->published = true;
 	return 0;
+}
+
+static int record_file_publish(struct hs_record_file *f, struct hs_error *err)
+{
+	if (!f->tmp[0] && record_file_link(f, f->fd))
+		return hs_error_set(err, HS_ERR_OUTPUT, "cannot create %s: %s", f->path,
+				    strerror(errno));
+	return record_file_rename(f, err);
 }
 
 /* "PID COMM" per thread that appears, as trace-cmd's cmdlines section wants them. */
@@ -171,7 +182,6 @@ static int record_file_write_around(struct hs_record_file *f, const struct hs_tr
 				    struct hs_error *err)
 {
 	const char *copy = getenv("HALTSTAT_RECORD_COPY");
-	char proc[64], tmp[sizeof(f->tmp)];
 	unsigned int k = 0;
 	struct stat st;
 	int ret, fd;
@@ -182,21 +192,18 @@ static int record_file_write_around(struct hs_record_file *f, const struct hs_tr
 		if (d->cpus[i].size > d->cpus[k].size)
 			k = i;
 	fd = d->cpus[k].fd;
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", f->path, (int)getpid());
-	unlink(tmp);
-	if (fd < 0 || linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW))
+	if (fd < 0 || record_file_link(f, fd))
 		return 1;
 	ret = hs_tracedat_write_around(d, k, err);
 	if (!ret && fchmod(fd, st.st_mode & 07777))
 		ret = hs_error_set(err, HS_ERR_OUTPUT, "cannot write %s: %s", f->path, strerror(errno));
-	if (!ret && rename(tmp, f->path))
-		ret = hs_error_set(err, HS_ERR_OUTPUT, "cannot rename to %s: %s", f->path,
-				   strerror(errno));
-	if (ret)
-		unlink(tmp);
-	else
-		f->published = true;
+	if (!ret)
+		ret = record_file_rename(f, err);
+	if (ret) {
+		/* the copy, if there is to be one, is f->fd's to link */
+		unlink(f->tmp);
+		f->tmp[0] = '\0';
+	}
 	return ret;
 }
 
