@@ -25,8 +25,16 @@ struct hs_account_front {
 	const struct hs_meta *meta;	/* the reader's (hs_account_front_meta), NULL: the account's */
 };
 
+/*
+ * With an accounting thread (sink_pipe.c) the reader runs the front and
+ * reads opts and the shard for every event, while the other thread runs
+ * the back and writes the counters below on every event: the two sit in
+ * cache lines of their own, or each event moves a line between the cores.
+ */
 struct hs_account {
 	struct hs_account_opts opts;
+	/* hs_account_shard(): the vCPU threads and guest CPUs kept here */
+	unsigned int shard, nshards;
 	struct hs_meta meta;
 
 	struct hs_vcpu_acct **vcpus;
@@ -45,12 +53,9 @@ struct hs_account {
 	unsigned int nprocs, cap_procs;
 	struct hs_imap proc_map;
 
-	uint64_t events[HS_EV_ANALYSED_LAST + 1];
+	_Alignas(64) uint64_t events[HS_EV_ANALYSED_LAST + 1];
 	bool have_ts, finished;
 	uint64_t first_ts, last_ts;	/* span of the events kept */
-
-	/* hs_account_shard(): the vCPU threads and guest CPUs kept here */
-	unsigned int shard, nshards;
 
 	struct hs_account_front front;
 };
