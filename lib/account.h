@@ -202,6 +202,13 @@ int hs_account_absorb(struct hs_account *acct, struct hs_account *from);
  * tallies such events and hands the tally over with hs_account_tally().
  */
 bool hs_account_keeps(const struct hs_account *acct, const struct hs_event *ev);
+/*
+ * The same for the kvm events, told from their thread alone: true, and
+ * the share in *index of *count, when acct keeps those whose tid
+ * hs_shard_owns(*index, *count, tid) names and, with a negative tid, all.
+ */
+bool hs_account_kvm_shard(const struct hs_account *acct, unsigned int *index,
+			  unsigned int *count);
 void hs_account_tally(struct hs_account *acct, const struct hs_event_tally *t);
 
 /*

@@ -93,6 +93,15 @@ bool hs_account_keeps(const struct hs_account *a, const struct hs_event *ev)
 	return hs_account_owns(a, (int)key);
 }
 
+bool hs_account_kvm_shard(const struct hs_account *a, unsigned int *index, unsigned int *count)
+{
+	if (a->nshards <= 1 || account_ranged(&a->opts))
+		return false;
+	*index = a->shard;
+	*count = a->nshards;
+	return true;
+}
+
 void hs_account_tally(struct hs_account *a, const struct hs_event_tally *t)
 {
 	bool any = false;

@@ -110,16 +110,23 @@ static bool ev_num(struct hs_ev_field f, uint16_t size)
 /* hs_ev_desc.fast for kind k, once its fields are known. */
 static uint8_t ev_fast(int k, const struct hs_ev_desc *d, bool swap)
 {
-	if (swap || !ev_num(d->pid, 4) || !ev_num(d->f[0], 4))
+	if (swap || !ev_num(d->pid, 4))
 		return 0;
 	switch (k + 1) {
+	case HS_EV_VCPU_WAKEUP:
+		/* valid came in 5.2: absent before */
+		return ev_num(d->f[0], 8) && ev_num(d->f[1], 1) &&
+		       (ev_num(d->f[2], 1) || !d->f[2].size);
+	case HS_EV_HALT_POLL_NS:
+		return ev_num(d->f[0], 1) && ev_num(d->f[1], 4) && ev_num(d->f[2], 4) &&
+		       ev_num(d->f[3], 4);
 	case HS_EV_SCHED_SWITCH:
-		if (!ev_num(d->f[2], 4))
+		if (!ev_num(d->f[0], 4) || !ev_num(d->f[2], 4))
 			return 0;
 		return ev_num(d->f[1], 8) ? 8 : ev_num(d->f[1], 4) ? 4 : 0;
 	case HS_EV_SCHED_WAKEUP:
 	case HS_EV_SCHED_WAKING:
-		return ev_num(d->f[1], 4) ? 1 : 0;
+		return ev_num(d->f[0], 4) && ev_num(d->f[1], 4);
 	}
 	return 0;
 }

@@ -47,6 +47,11 @@ static inline bool hs_ev_sched(enum hs_event_kind kind)
 	return kind == HS_EV_SCHED_SWITCH || kind == HS_EV_SCHED_WAKEUP ||
 	       kind == HS_EV_SCHED_WAKING;
 }
+/* The host's kvm kinds, keyed by the vCPU thread that traced them. */
+static inline bool hs_ev_kvm(enum hs_event_kind kind)
+{
+	return kind == HS_EV_VCPU_WAKEUP || kind == HS_EV_HALT_POLL_NS;
+}
 /* The kind of a tracepoint (system NULL: any), or 0 when haltstat does not decode it. */
 int hs_ev_kind_of(const char *system, const char *name, size_t name_len);
 
@@ -63,11 +68,11 @@ struct hs_ev_desc {
 	struct hs_ev_field f[HS_EV_NFIELDS];
 	uint32_t need;		/* payload bytes that hold every field above */
 	/*
-	 * The sched events, most of a recording, decode through loads of
-	 * fixed size (hs_ev_sched_fast) when the recording is in this
+	 * The sched and kvm events, most of a recording, decode through
+	 * loads of fixed size (hs_ev_fast) when the recording is in this
 	 * machine's byte order and their fields have the sizes of every
 	 * kernel haltstat knows: the size of sched_switch's prev_state (4 or
-	 * 8), 1 for the wakeups, 0 for the field by field way.
+	 * 8), 1 for the other kinds, 0 for the field by field way.
 	 */
 	uint8_t fast;
 };
@@ -251,27 +256,76 @@ static inline int hs_ev_sched_fast(const struct hs_ev_desc *d, const unsigned ch
 	return 0;
 }
 
+/* A kvm event of a fast layout (hs_ev_desc.fast), len >= d->need: as hs_ev_fields() reads it. */
+static inline int hs_ev_kvm_fast(const struct hs_ev_desc *d, const unsigned char *p,
+				 struct hs_event *ev)
+{
+	int32_t tid;
+
+	memcpy(&tid, p + d->pid.off, 4);
+	ev->tid = tid;
+	if (ev->kind == HS_EV_VCPU_WAKEUP) {
+		uint64_t ns;
+
+		memcpy(&ns, p + d->f[0].off, 8);
+		ev->wakeup.ns = ns;
+		ev->wakeup.waited = p[d->f[1].off] != 0;
+		ev->wakeup.valid = d->f[2].size ? (p[d->f[2].off] != 0) : -1;
+	} else {
+		uint32_t vcpu_id, new_ns, old_ns;
+
+		memcpy(&vcpu_id, p + d->f[1].off, 4);
+		memcpy(&new_ns, p + d->f[2].off, 4);
+		memcpy(&old_ns, p + d->f[3].off, 4);
+		ev->poll.grow = p[d->f[0].off] != 0;
+		ev->poll.vcpu_id = vcpu_id;
+		ev->poll.new_ns = new_ns;
+		ev->poll.old_ns = old_ns;
+	}
+	return 0;
+}
+
+/*
+ * The kind of a payload (id at offset 0) into ev->kind, and its layout;
+ * NULL for a record of no kind haltstat reads (or too short for an id).
+ */
+static inline const struct hs_ev_desc *hs_ev_head(const struct hs_ev_layout *lay,
+						  const unsigned char *p, size_t len,
+						  struct hs_event *ev)
+{
+	uint16_t id;
+	int k;
+
+	if (len < 2)
+		return NULL;
+	memcpy(&id, p, 2);
+	k = hs_ev_kind(lay, lay->swap ? __builtin_bswap16(id) : id);
+	if (k < 0)
+		return NULL;
+	ev->kind = (uint8_t)(k + 1);
+	return &lay->ev[k];
+}
+
+/* The fields of a payload whose head (hs_ev_head) gave d: 0 ok, -2 malformed. */
+static inline int hs_ev_body(const struct hs_ev_layout *lay, const struct hs_ev_desc *d,
+			     const unsigned char *p, size_t len, struct hs_event *ev)
+{
+	if (d->fast && len >= d->need)
+		return hs_ev_kvm(ev->kind) ? hs_ev_kvm_fast(d, p, ev) : hs_ev_sched_fast(d, p, ev);
+	return len >= d->need ? hs_ev_fields(d, p, len, lay->swap, ev, false) :
+				hs_ev_fields(d, p, len, lay->swap, ev, true);
+}
+
 /* Decodes payload (id at offset 0) into ev: 0 ok, -1 unrelated, -2 malformed. */
 static inline int hs_ev_decode(const struct hs_ev_layout *lay, const unsigned char *p,
 			       size_t len, struct hs_event *ev)
 {
 	const struct hs_ev_desc *d;
-	bool sw = lay->swap;
-	uint16_t id;
-	int k;
 
 	if (len < 2)
 		return -2;
-	memcpy(&id, p, 2);
-	k = hs_ev_kind(lay, sw ? __builtin_bswap16(id) : id);
-	if (k < 0)
-		return -1;
-	d = &lay->ev[k];
-	ev->kind = (uint8_t)(k + 1);
-	if (d->fast && len >= d->need)
-		return hs_ev_sched_fast(d, p, ev);
-	return len >= d->need ? hs_ev_fields(d, p, len, sw, ev, false) :
-				hs_ev_fields(d, p, len, sw, ev, true);
+	d = hs_ev_head(lay, p, len, ev);
+	return d ? hs_ev_body(lay, d, p, len, ev) : -1;
 }
 
 #endif

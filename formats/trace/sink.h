@@ -27,9 +27,19 @@ struct hs_sink {
 	/*
 	 * Optional (NULL: every event goes to event()). keeps() false: the
 	 * sink would only count ev, so the decoder drops it before the merge
-	 * and hands the count of such events to count() at the end.
+	 * and hands the count of such events to count() at the end. Not asked
+	 * of sched events, which a sink keeps (or counts all: sched_counted).
+	 * Of a kvm event, only ts, cpu, kind and tid are known when asked.
 	 */
 	bool (*keeps)(void *priv, const struct hs_event *ev);
+	/*
+	 * Optional, with keeps(): count > 1 says that of the kvm events keeps()
+	 * is true for those whose tid hs_shard_owns(index, count, tid) names
+	 * (and any negative tid), which a decoder may then tell without a call.
+	 */
+	struct hs_sink_shard {
+		unsigned int index, count;
+	} kvm_shard;
 	void (*count)(void *priv, const struct hs_event_tally *t);
 	/*
 	 * Optional: true when the sink would only count the recording's sched

@@ -17,6 +17,7 @@
 
 #include <event-parse.h>
 
+#include "../../lib/intmap.h"
 #include "../../lib/ringbuf.h"
 #include "recmeta.h"
 #include "tracedat_file.h"
@@ -65,6 +66,7 @@ struct td_dec {
 	int io_err;			/* errno of a failed pread */
 	bool z_err;			/* a chunk did not inflate */
 	const struct hs_sink *drop;	/* sink that tells events to drop, or NULL */
+	struct hs_sink_shard kvm_shard;	/* the kvm events drop keeps, count 0: ask it */
 	bool count_sched;		/* the sink only counts sched events (hs_sink.sched_counted) */
 	struct hs_event_tally tally;	/* the events dropped or counted here */
 	bool stats_used;		/* losses came from the trailer or CPUSTAT */
@@ -226,9 +228,10 @@ static void td_tally(struct hs_event_tally *t, enum hs_event_kind kind, uint64_t
  */
 static bool td_dropped(struct td_dec *d, struct td_cur *c, struct hs_event *ev)
 {
+	bool sched = hs_ev_sched(ev->kind);
+
 	ev->cpu = c->cpu;
-	if (!(d->count_sched && hs_ev_sched(ev->kind)) &&
-	    (!d->drop || d->drop->keeps(d->drop->priv, ev)))
+	if (sched ? !d->count_sched : !d->drop || d->drop->keeps(d->drop->priv, ev))
 		return false;
 	td_tally(&d->tally, ev->kind, td_clamp(d, c, c->w.ts));
 	return true;
@@ -239,17 +242,46 @@ static bool td_dropped(struct td_dec *d, struct td_cur *c, struct hs_event *ev)
  * lost events reports them at its first record, relevant or not (as
  * libtracecmd does): kind 0 marks a loss-only stop for the merge.
  */
+/*
+ * A record into ev: 0 kept, -1 unrelated or dropped, -2 malformed. Whether
+ * a kvm event is kept is told from its thread before its fields are read,
+ * without a call (hs_sink.kvm_shard): with two readers, each drops half.
+ */
+static inline int td_record_decode(struct td_dec *d, struct td_cur *c,
+				   const unsigned char *pl, size_t plen, struct hs_event *ev)
+{
+	const struct hs_ev_desc *desc;
+	int r;
+
+	if (plen < 2)
+		return -2;
+	desc = hs_ev_head(&d->f->lay, pl, plen, ev);
+	if (!desc)
+		return -1;
+	if (d->kvm_shard.count > 1 && desc->fast && plen >= desc->need && hs_ev_kvm(ev->kind)) {
+		int32_t tid;
+
+		memcpy(&tid, pl + desc->pid.off, sizeof(tid));
+		if (tid < 0 || hs_shard_owns(d->kvm_shard.index, d->kvm_shard.count, tid))
+			return hs_ev_kvm_fast(desc, pl, ev);
+		td_tally(&d->tally, ev->kind, td_clamp(d, c, c->w.ts));
+		return -1;
+	}
+	r = hs_ev_body(&d->f->lay, desc, pl, plen, ev);
+	if (r == 0 && (d->drop || d->count_sched) && td_dropped(d, c, ev))
+		r = -1;
+	return r;
+}
+
 static inline int td_record(struct td_dec *d, struct td_cur *c, const unsigned char *pl,
 			    size_t plen)
 {
 	struct hs_event *ev = &c->q[c->qn];
 	bool loss = !c->qn && (c->lost || c->lost_unknown);
-	int r = hs_ev_decode(&d->f->lay, pl, plen, ev);
+	int r = td_record_decode(d, c, pl, plen, ev);
 
 	if (r == -2)
 		d->meta->skipped_events++;
-	if (r == 0 && (d->drop || d->count_sched) && td_dropped(d, c, ev))
-		r = -1;
 	if (r != 0 && !loss)
 		return -1;
 	if (r != 0)
@@ -282,13 +314,12 @@ static inline void td_switch_record(struct td_cur *c, const struct hs_ev_desc *s
  * records of a recording, is decoded through a copy of its layout, which
  * stays in registers: the stores into the queue could change the shared
  * one, as far as the compiler knows, or only counted, for a sink that
- * counts sched events only. A sink that drops some events (and not all
- * sched events) sends every record the general way.
+ * counts sched events only (no sink drops some of them: hs_sink.keeps).
  */
 static int td_fill_page(struct td_dec *d, struct td_cur *c)
 {
 	const struct hs_ev_desc sw = d->f->lay.ev[HS_EV_SCHED_SWITCH - 1];
-	const int sw_id = sw.fast && (!d->drop || d->count_sched) ? sw.id : -1;
+	const int sw_id = sw.fast ? sw.id : -1;
 	uint64_t last_ts = c->last_ts, clamped = 0;
 	const unsigned char *pl;
 	size_t plen;
@@ -782,6 +813,7 @@ static int td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_
 	struct td_dec d = { .f = f, .meta = s->meta, .hdr = 8 + f->long_size, .fd = fd,
 			    .win_cap = td_win_cap(f, ncur),
 			    .drop = s->keeps && s->count ? s : NULL,
+			    .kvm_shard = s->keeps && s->count ? s->kvm_shard : (struct hs_sink_shard){ 0 },
 			    .count_sched = s->count && s->sched_counted && s->sched_counted(s->priv),
 			    .tally = { .first_ts = UINT64_MAX } };
 	struct td_cur *cur = td_cursors_alloc(ncur);
