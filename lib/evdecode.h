@@ -69,10 +69,11 @@ struct hs_ev_desc {
 	uint32_t need;		/* payload bytes that hold every field above */
 	/*
 	 * The sched and kvm events, most of a recording, decode through
-	 * loads of fixed size (hs_ev_fast) when the recording is in this
-	 * machine's byte order and their fields have the sizes of every
-	 * kernel haltstat knows: the size of sched_switch's prev_state (4 or
-	 * 8), 1 for the other kinds, 0 for the field by field way.
+	 * loads of fixed size (hs_ev_sched_fast, hs_ev_kvm_fast) when the
+	 * recording is in this machine's byte order and their fields have
+	 * the sizes of every kernel haltstat knows: the size of
+	 * sched_switch's prev_state (4 or 8), 1 for the other kinds, 0 for
+	 * the field by field way.
 	 */
 	uint8_t fast;
 };

@@ -66,7 +66,7 @@ struct td_dec {
 	int io_err;			/* errno of a failed pread */
 	bool z_err;			/* a chunk did not inflate */
 	const struct hs_sink *drop;	/* sink that tells events to drop, or NULL */
-	struct hs_sink_shard kvm_shard;	/* the kvm events drop keeps, count 0: ask it */
+	struct hs_sink_shard kvm_shard;	/* kvm events drop keeps, count 0: ask */
 	bool count_sched;		/* the sink only counts sched events (hs_sink.sched_counted) */
 	struct hs_event_tally tally;	/* the events dropped or counted here */
 	bool stats_used;		/* losses came from the trailer or CPUSTAT */
@@ -238,11 +238,6 @@ static bool td_dropped(struct td_dec *d, struct td_cur *c, struct hs_event *ev)
 }
 
 /*
- * One record into the queue: 0 kept, -1 unrelated or dropped. A page that
- * lost events reports them at its first record, relevant or not (as
- * libtracecmd does): kind 0 marks a loss-only stop for the merge.
- */
-/*
  * A record into ev: 0 kept, -1 unrelated or dropped, -2 malformed. Whether
  * a kvm event is kept is told from its thread before its fields are read,
  * without a call (hs_sink.kvm_shard): with two readers, each drops half.
@@ -273,6 +268,11 @@ static inline int td_record_decode(struct td_dec *d, struct td_cur *c,
 	return r;
 }
 
+/*
+ * One record into the queue: 0 kept, -1 unrelated or dropped. A page that
+ * lost events reports them at its first record, relevant or not (as
+ * libtracecmd does): kind 0 marks a loss-only stop for the merge.
+ */
 static inline int td_record(struct td_dec *d, struct td_cur *c, const unsigned char *pl,
 			    size_t plen)
 {
@@ -813,7 +813,8 @@ static int td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_
 	struct td_dec d = { .f = f, .meta = s->meta, .hdr = 8 + f->long_size, .fd = fd,
 			    .win_cap = td_win_cap(f, ncur),
 			    .drop = s->keeps && s->count ? s : NULL,
-			    .kvm_shard = s->keeps && s->count ? s->kvm_shard : (struct hs_sink_shard){ 0 },
+			    .kvm_shard = s->keeps && s->count ? s->kvm_shard :
+							     (struct hs_sink_shard){ 0 },
 			    .count_sched = s->count && s->sched_counted && s->sched_counted(s->priv),
 			    .tally = { .first_ts = UINT64_MAX } };
 	struct td_cur *cur = td_cursors_alloc(ncur);

@@ -126,7 +126,8 @@ static void check_kvm(void)
 
 	CHECK(layout(&lay, old, sys, false), "evdecode_kvm_old_formats_parse");
 	CHECK(lay.ev[HS_EV_VCPU_WAKEUP - 1].fast, "evdecode_wakeup_without_valid_fast");
-	CHECK(differ(&lay, HS_EV_VCPU_WAKEUP, 20000) == 0, "evdecode_wakeup_without_valid_as_fields");
+	CHECK(differ(&lay, HS_EV_VCPU_WAKEUP, 20000) == 0,
+	      "evdecode_wakeup_without_valid_as_fields");
 	CHECK(!lay.ev[HS_EV_HALT_POLL_NS - 1].fast, "evdecode_poll_odd_sizes_not_fast");
 	CHECK(differ(&lay, HS_EV_HALT_POLL_NS, 2000) == 0, "evdecode_poll_odd_sizes_decode");
 
