@@ -309,35 +309,113 @@ static inline void td_switch_record(struct td_cur *c, const struct hs_ev_desc *s
 }
 
 /*
+ * A kvm event of a fast layout into the queue, as td_record() would,
+ * whether this reader keeps it or not: one it does not keep is written
+ * and left behind, and counted, without a branch. The other reader's
+ * events come at random, and a branch on the owner mispredicted half the
+ * time.
+ */
+static inline void td_kvm_record(struct td_dec *d, struct td_cur *c, const struct hs_ev_desc *k,
+				 enum hs_event_kind kind, const unsigned char *pl,
+				 uint64_t *last_ts, uint64_t *clamped)
+{
+	struct hs_event *ev = &c->q[c->qn];
+	struct hs_event_tally *t = &d->tally;
+	uint64_t ts = td_clamp_ts(c->w.ts, last_ts, clamped), kept_mask;
+	bool keep;
+
+	ev->kind = (uint8_t)kind;
+	hs_ev_kvm_fast(k, pl, ev);
+	keep = (ev->tid < 0) | hs_shard_owns(d->kvm_shard.index, d->kvm_shard.count, ev->tid);
+	c->key[c->qn] = c->w.ts;
+	ev->ts = ts;
+	ev->cpu = c->cpu;
+	c->qn += keep;
+	/* td_tally() of a dropped one; a kept one leaves the tally as it was */
+	kept_mask = -(uint64_t)keep;
+	t->count[kind] += !keep;
+	t->first_ts = (ts | kept_mask) < t->first_ts ? ts | kept_mask : t->first_ts;
+	t->last_ts = (ts & ~kept_mask) > t->last_ts ? ts & ~kept_mask : t->last_ts;
+}
+
+/* The kvm events' layouts decoded through td_kvm_record(), by id; -1 ids: none. */
+struct td_kvm_fast {
+	const struct hs_ev_desc *wakeup, *poll;
+	int wakeup_id, poll_id;
+};
+
+/*
+ * Which kvm events take td_kvm_record(): those of fast layouts, when the
+ * sink drops none of them (no hs_sink.keeps) or tells which it keeps
+ * (hs_sink.kvm_shard); else each is asked about (td_record()).
+ */
+static struct td_kvm_fast td_kvm_fast_of(const struct td_dec *d)
+{
+	const struct hs_ev_desc *wk = &d->f->lay.ev[HS_EV_VCPU_WAKEUP - 1];
+	const struct hs_ev_desc *pk = &d->f->lay.ev[HS_EV_HALT_POLL_NS - 1];
+	bool told = !d->drop || d->kvm_shard.count > 0;
+
+	return (struct td_kvm_fast){ .wakeup = wk, .poll = pk,
+				     .wakeup_id = told && wk->fast ? wk->id : -1,
+				     .poll_id = told && pk->fast ? pk->id : -1 };
+}
+
+/*
+ * A record of a fast layout into the queue (td_switch_record(),
+ * td_kvm_record()): false for any other, and for the first of a page that
+ * lost events, which carries the loss (td_record()).
+ */
+static inline __attribute__((always_inline)) bool
+td_fast_record(struct td_dec *d, struct td_cur *c, const struct hs_ev_desc *sw,
+	       const struct td_kvm_fast *kvm, const unsigned char *pl, size_t plen,
+	       uint64_t *last_ts, uint64_t *clamped)
+{
+	uint16_t id;
+
+	if (plen < 2 || (!c->qn && (c->lost || c->lost_unknown)))
+		return false;
+	memcpy(&id, pl, 2);
+	if (id == sw->id && sw->fast && plen >= sw->need) {
+		/* a sink that only counts sched events: counted, as td_record() would */
+		if (d->count_sched)
+			td_tally(&d->tally, HS_EV_SCHED_SWITCH, td_clamp_ts(c->w.ts, last_ts, clamped));
+		else
+			td_switch_record(c, sw, pl, last_ts, clamped);
+		return true;
+	}
+	if (id == kvm->wakeup_id && plen >= kvm->wakeup->need) {
+		td_kvm_record(d, c, kvm->wakeup, HS_EV_VCPU_WAKEUP, pl, last_ts, clamped);
+		return true;
+	}
+	if (id == kvm->poll_id && plen >= kvm->poll->need) {
+		td_kvm_record(d, c, kvm->poll, HS_EV_HALT_POLL_NS, pl, last_ts, clamped);
+		return true;
+	}
+	return false;
+}
+
+/*
  * The records of the current page into the queue, until it is full: the
  * page's status. sched_switch in a fast layout (hs_ev_desc.fast), most
  * records of a recording, is decoded through a copy of its layout, which
  * stays in registers: the stores into the queue could change the shared
  * one, as far as the compiler knows, or only counted, for a sink that
  * counts sched events only (no sink drops some of them: hs_sink.keeps).
+ * The kvm events of fast layouts, most of the rest, go through
+ * td_kvm_record().
  */
 static int td_fill_page(struct td_dec *d, struct td_cur *c)
 {
 	const struct hs_ev_desc sw = d->f->lay.ev[HS_EV_SCHED_SWITCH - 1];
-	const int sw_id = sw.fast ? sw.id : -1;
+	const struct td_kvm_fast kvm = td_kvm_fast_of(d);
 	uint64_t last_ts = c->last_ts, clamped = 0;
 	const unsigned char *pl;
 	size_t plen;
 	int w = HS_RB_RECORD;
 
 	while (c->qn < c->qcap && (w = hs_rb_next(&c->w, &pl, &plen)) == HS_RB_RECORD) {
-		uint16_t id;
-
-		if (plen >= sw.need && (memcpy(&id, pl, 2), id == sw_id) &&
-		    (c->qn || !(c->lost || c->lost_unknown))) {
-			/* a sink that only counts sched events: counted, as td_record() would */
-			if (d->count_sched)
-				td_tally(&d->tally, HS_EV_SCHED_SWITCH,
-					 td_clamp_ts(c->w.ts, &last_ts, &clamped));
-			else
-				td_switch_record(c, &sw, pl, &last_ts, &clamped);
+		if (td_fast_record(d, c, &sw, &kvm, pl, plen, &last_ts, &clamped))
 			continue;
-		}
 		c->last_ts = last_ts;
 		td_record(d, c, pl, plen);
 		last_ts = c->last_ts;
