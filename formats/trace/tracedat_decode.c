@@ -238,9 +238,9 @@ static bool td_dropped(struct td_dec *d, struct td_cur *c, struct hs_event *ev)
 }
 
 /*
- * A record into ev: 0 kept, -1 unrelated or dropped, -2 malformed. Whether
- * a kvm event is kept is told from its thread before its fields are read,
- * without a call (hs_sink.kvm_shard): with two readers, each drops half.
+ * A record into ev: 0 kept, -1 unrelated or dropped, -2 malformed. The
+ * sched_switch and kvm events of fast layouts mostly come another way
+ * (td_fast_record()).
  */
 static inline int td_record_decode(struct td_dec *d, struct td_cur *c,
 				   const unsigned char *pl, size_t plen, struct hs_event *ev)
@@ -253,15 +253,6 @@ static inline int td_record_decode(struct td_dec *d, struct td_cur *c,
 	desc = hs_ev_head(&d->f->lay, pl, plen, ev);
 	if (!desc)
 		return -1;
-	if (d->kvm_shard.count > 1 && desc->fast && plen >= desc->need && hs_ev_kvm(ev->kind)) {
-		int32_t tid;
-
-		memcpy(&tid, pl + desc->pid.off, sizeof(tid));
-		if (tid < 0 || hs_shard_owns(d->kvm_shard.index, d->kvm_shard.count, tid))
-			return hs_ev_kvm_fast(desc, pl, ev);
-		td_tally(&d->tally, ev->kind, td_clamp(d, c, c->w.ts));
-		return -1;
-	}
 	r = hs_ev_body(&d->f->lay, desc, pl, plen, ev);
 	if (r == 0 && (d->drop || d->count_sched) && td_dropped(d, c, ev))
 		r = -1;
