@@ -286,47 +286,27 @@ static inline int hs_ev_kvm_fast(const struct hs_ev_desc *d, const unsigned char
 	return 0;
 }
 
-/*
- * The kind of a payload (id at offset 0) into ev->kind, and its layout;
- * NULL for a record of no kind haltstat reads (or too short for an id).
- */
-static inline const struct hs_ev_desc *hs_ev_head(const struct hs_ev_layout *lay,
-						  const unsigned char *p, size_t len,
-						  struct hs_event *ev)
-{
-	uint16_t id;
-	int k;
-
-	if (len < 2)
-		return NULL;
-	memcpy(&id, p, 2);
-	k = hs_ev_kind(lay, lay->swap ? __builtin_bswap16(id) : id);
-	if (k < 0)
-		return NULL;
-	ev->kind = (uint8_t)(k + 1);
-	return &lay->ev[k];
-}
-
-/* The fields of a payload whose head (hs_ev_head) gave d: 0 ok, -2 malformed. */
-static inline int hs_ev_body(const struct hs_ev_layout *lay, const struct hs_ev_desc *d,
-			     const unsigned char *p, size_t len, struct hs_event *ev)
-{
-	if (d->fast && len >= d->need)
-		return hs_ev_kvm(ev->kind) ? hs_ev_kvm_fast(d, p, ev) : hs_ev_sched_fast(d, p, ev);
-	return len >= d->need ? hs_ev_fields(d, p, len, lay->swap, ev, false) :
-				hs_ev_fields(d, p, len, lay->swap, ev, true);
-}
-
 /* Decodes payload (id at offset 0) into ev: 0 ok, -1 unrelated, -2 malformed. */
 static inline int hs_ev_decode(const struct hs_ev_layout *lay, const unsigned char *p,
 			       size_t len, struct hs_event *ev)
 {
 	const struct hs_ev_desc *d;
+	bool sw = lay->swap;
+	uint16_t id;
+	int k;
 
 	if (len < 2)
 		return -2;
-	d = hs_ev_head(lay, p, len, ev);
-	return d ? hs_ev_body(lay, d, p, len, ev) : -1;
+	memcpy(&id, p, 2);
+	k = hs_ev_kind(lay, sw ? __builtin_bswap16(id) : id);
+	if (k < 0)
+		return -1;
+	d = &lay->ev[k];
+	ev->kind = (uint8_t)(k + 1);
+	if (d->fast && len >= d->need)
+		return hs_ev_kvm(ev->kind) ? hs_ev_kvm_fast(d, p, ev) : hs_ev_sched_fast(d, p, ev);
+	return len >= d->need ? hs_ev_fields(d, p, len, sw, ev, false) :
+				hs_ev_fields(d, p, len, sw, ev, true);
 }
 
 #endif

@@ -29,7 +29,7 @@ struct hs_sink {
 	 * sink would only count ev, so the decoder drops it before the merge
 	 * and hands the count of such events to count() at the end. Not asked
 	 * of sched events, which a sink keeps (or counts all: sched_counted).
-	 * Of a kvm event, only ts, cpu, kind and tid are known when asked.
+	 * ev's time stamp is not set yet when asked.
 	 */
 	bool (*keeps)(void *priv, const struct hs_event *ev);
 	/*

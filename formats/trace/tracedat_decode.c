@@ -238,28 +238,6 @@ static bool td_dropped(struct td_dec *d, struct td_cur *c, struct hs_event *ev)
 }
 
 /*
- * A record into ev: 0 kept, -1 unrelated or dropped, -2 malformed. The
- * sched_switch and kvm events of fast layouts mostly come another way
- * (td_fast_record()).
- */
-static inline int td_record_decode(struct td_dec *d, struct td_cur *c,
-				   const unsigned char *pl, size_t plen, struct hs_event *ev)
-{
-	const struct hs_ev_desc *desc;
-	int r;
-
-	if (plen < 2)
-		return -2;
-	desc = hs_ev_head(&d->f->lay, pl, plen, ev);
-	if (!desc)
-		return -1;
-	r = hs_ev_body(&d->f->lay, desc, pl, plen, ev);
-	if (r == 0 && (d->drop || d->count_sched) && td_dropped(d, c, ev))
-		r = -1;
-	return r;
-}
-
-/*
  * One record into the queue: 0 kept, -1 unrelated or dropped. A page that
  * lost events reports them at its first record, relevant or not (as
  * libtracecmd does): kind 0 marks a loss-only stop for the merge.
@@ -269,10 +247,12 @@ static inline int td_record(struct td_dec *d, struct td_cur *c, const unsigned c
 {
 	struct hs_event *ev = &c->q[c->qn];
 	bool loss = !c->qn && (c->lost || c->lost_unknown);
-	int r = td_record_decode(d, c, pl, plen, ev);
+	int r = hs_ev_decode(&d->f->lay, pl, plen, ev);
 
 	if (r == -2)
 		d->meta->skipped_events++;
+	if (r == 0 && (d->drop || d->count_sched) && td_dropped(d, c, ev))
+		r = -1;
 	if (r != 0 && !loss)
 		return -1;
 	if (r != 0)
