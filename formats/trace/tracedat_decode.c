@@ -309,26 +309,28 @@ static inline void td_kvm_record(struct td_dec *d, struct td_cur *c, const struc
 	t->last_ts = (ts & ~kept_mask) > t->last_ts ? ts & ~kept_mask : t->last_ts;
 }
 
-/* The kvm events' layouts decoded through td_kvm_record(), by id; -1 ids: none. */
-struct td_kvm_fast {
+/* The events td_fast_record() takes, by id (-1: none), and the kvm ones' layouts. */
+struct td_fast {
+	int switch_id, wakeup_id, poll_id;
 	const struct hs_ev_desc *wakeup, *poll;
-	int wakeup_id, poll_id;
 };
 
 /*
- * Which kvm events take td_kvm_record(): those of fast layouts, when the
- * sink drops none of them (no hs_sink.keeps) or tells which it keeps
- * (hs_sink.kvm_shard); else each is asked about (td_record()).
+ * sched_switch in a fast layout; the kvm events in fast layouts too, when
+ * the sink drops none of them (no hs_sink.keeps) or tells which it keeps
+ * (hs_sink.kvm_shard), else each is asked about (td_record()).
  */
-static struct td_kvm_fast td_kvm_fast_of(const struct td_dec *d)
+static struct td_fast td_fast_of(const struct td_dec *d)
 {
+	const struct hs_ev_desc *sw = &d->f->lay.ev[HS_EV_SCHED_SWITCH - 1];
 	const struct hs_ev_desc *wk = &d->f->lay.ev[HS_EV_VCPU_WAKEUP - 1];
 	const struct hs_ev_desc *pk = &d->f->lay.ev[HS_EV_HALT_POLL_NS - 1];
 	bool told = !d->drop || d->kvm_shard.count > 0;
 
-	return (struct td_kvm_fast){ .wakeup = wk, .poll = pk,
-				     .wakeup_id = told && wk->fast ? wk->id : -1,
-				     .poll_id = told && pk->fast ? pk->id : -1 };
+	return (struct td_fast){ .switch_id = sw->fast ? sw->id : -1,
+				 .wakeup_id = told && wk->fast ? wk->id : -1,
+				 .poll_id = told && pk->fast ? pk->id : -1,
+				 .wakeup = wk, .poll = pk };
 }
 
 /*
@@ -338,7 +340,7 @@ static struct td_kvm_fast td_kvm_fast_of(const struct td_dec *d)
  */
 static inline __attribute__((always_inline)) bool
 td_fast_record(struct td_dec *d, struct td_cur *c, const struct hs_ev_desc *sw,
-	       const struct td_kvm_fast *kvm, const unsigned char *pl, size_t plen,
+	       const struct td_fast *fast, const unsigned char *pl, size_t plen,
 	       uint64_t *last_ts, uint64_t *clamped)
 {
 	uint16_t id;
@@ -346,7 +348,7 @@ td_fast_record(struct td_dec *d, struct td_cur *c, const struct hs_ev_desc *sw,
 	if (plen < 2 || (!c->qn && (c->lost || c->lost_unknown)))
 		return false;
 	memcpy(&id, pl, 2);
-	if (id == sw->id && sw->fast && plen >= sw->need) {
+	if (id == fast->switch_id && plen >= sw->need) {
 		/* a sink that only counts sched events: counted, as td_record() would */
 		if (d->count_sched)
 			td_tally(&d->tally, HS_EV_SCHED_SWITCH, td_clamp_ts(c->w.ts, last_ts, clamped));
@@ -354,12 +356,12 @@ td_fast_record(struct td_dec *d, struct td_cur *c, const struct hs_ev_desc *sw,
 			td_switch_record(c, sw, pl, last_ts, clamped);
 		return true;
 	}
-	if (id == kvm->wakeup_id && plen >= kvm->wakeup->need) {
-		td_kvm_record(d, c, kvm->wakeup, HS_EV_VCPU_WAKEUP, pl, last_ts, clamped);
+	if (id == fast->wakeup_id && plen >= fast->wakeup->need) {
+		td_kvm_record(d, c, fast->wakeup, HS_EV_VCPU_WAKEUP, pl, last_ts, clamped);
 		return true;
 	}
-	if (id == kvm->poll_id && plen >= kvm->poll->need) {
-		td_kvm_record(d, c, kvm->poll, HS_EV_HALT_POLL_NS, pl, last_ts, clamped);
+	if (id == fast->poll_id && plen >= fast->poll->need) {
+		td_kvm_record(d, c, fast->poll, HS_EV_HALT_POLL_NS, pl, last_ts, clamped);
 		return true;
 	}
 	return false;
@@ -378,14 +380,14 @@ td_fast_record(struct td_dec *d, struct td_cur *c, const struct hs_ev_desc *sw,
 static int td_fill_page(struct td_dec *d, struct td_cur *c)
 {
 	const struct hs_ev_desc sw = d->f->lay.ev[HS_EV_SCHED_SWITCH - 1];
-	const struct td_kvm_fast kvm = td_kvm_fast_of(d);
+	const struct td_fast fast = td_fast_of(d);
 	uint64_t last_ts = c->last_ts, clamped = 0;
 	const unsigned char *pl;
 	size_t plen;
 	int w = HS_RB_RECORD;
 
 	while (c->qn < c->qcap && (w = hs_rb_next(&c->w, &pl, &plen)) == HS_RB_RECORD) {
-		if (td_fast_record(d, c, &sw, &kvm, pl, plen, &last_ts, &clamped))
+		if (td_fast_record(d, c, &sw, &fast, pl, plen, &last_ts, &clamped))
 			continue;
 		c->last_ts = last_ts;
 		td_record(d, c, pl, plen);
