@@ -172,6 +172,20 @@ void hs_account_front_meta(struct hs_account *acct, const struct hs_meta *meta);
  * seen): a reader may count them itself, for hs_account_tally().
  */
 bool hs_account_sched_counted(const struct hs_account *acct);
+/*
+ * A recording read in two halves of its time, side by side: the second
+ * reader's own account runs the front from a little before the cut
+ * (hs_account_front_cut() when it gets there) and keeps what passes after
+ * it; the one reader's account, once its front is at the cut, takes that
+ * if its front's state there gives what the second's gave
+ * (hs_account_front_resumes()), and then the second's counts
+ * (hs_account_front_take()). Only for an account that is neither a shard
+ * nor limited to a start/end (hs_account_front_splits()).
+ */
+bool hs_account_front_splits(const struct hs_account *acct);
+int hs_account_front_cut(struct hs_account *second);
+bool hs_account_front_resumes(const struct hs_account *acct, const struct hs_account *second);
+void hs_account_front_take(struct hs_account *acct, const struct hs_account *second);
 void hs_account_thread(struct hs_account *acct, int tid, int tgid, const char *comm);
 /* comm or vm_name NULL: keep what is known of it. */
 void hs_account_process(struct hs_account *acct, int tgid, const char *comm,

@@ -23,6 +23,9 @@ struct hs_account_front {
 	uint64_t first_ts, last_ts;	/* span of the sched events */
 	uint64_t events[HS_EV_ANALYSED_LAST + 1];	/* the sched events */
 	const struct hs_meta *meta;	/* the reader's (hs_account_front_meta), NULL: the account's */
+	/* a second reader's at its cut in time (hs_account_front_cut) */
+	bool cut;
+	struct hs_contention *at_cut;
 };
 
 /*

@@ -49,6 +49,7 @@ void hs_account_free(struct hs_account *a)
 	free(a->threads);
 	free(a->procs);
 	hs_contention_free(a->front.ctn);
+	hs_contention_free(a->front.at_cut);
 	hs_imap_free(&a->vcpu_map);
 	hs_imap_free(&a->guest_map);
 	hs_imap_free(&a->thread_map);
@@ -340,6 +341,52 @@ void hs_account_front_fold(struct hs_account *a)
 	if (f->have_ts)
 		account_span(a, f->first_ts, f->last_ts);
 	f->have_ts = false;
+}
+
+bool hs_account_front_splits(const struct hs_account *a)
+{
+	return !account_ranged(&a->opts) && a->nshards <= 1;
+}
+
+int hs_account_front_cut(struct hs_account *a)
+{
+	struct hs_account_front *f = &a->front;
+
+	if (f->ctn && (!(f->at_cut = hs_contention_clone(f->ctn)) || hs_contention_watch(f->ctn)))
+		return HS_ERR_RUNTIME;
+	f->cut = true;
+	memset(f->events, 0, sizeof(f->events));
+	f->have_ts = false;
+	return HS_OK;
+}
+
+/*
+ * Where neither had a contention at the cut, both make it afresh from the
+ * same events; where only the one reader had, the second's starts empty.
+ */
+bool hs_account_front_resumes(const struct hs_account *a, const struct hs_account *second)
+{
+	const struct hs_account_front *f = &second->front;
+
+	if (!f->cut || !hs_account_front_splits(a) || !!a->front.ctn != !!f->at_cut)
+		return false;
+	return !a->front.ctn || hs_contention_resumes(a->front.ctn, f->at_cut, f->ctn);
+}
+
+void hs_account_front_take(struct hs_account *a, const struct hs_account *second)
+{
+	struct hs_account_front *f = &a->front;
+	const struct hs_account_front *g = &second->front;
+
+	for (int k = 0; k <= HS_EV_ANALYSED_LAST; k++)
+		f->events[k] += g->events[k];
+	if (!g->have_ts)
+		return;
+	if (!f->have_ts || g->first_ts < f->first_ts)
+		f->first_ts = g->first_ts;
+	if (!f->have_ts || g->last_ts > f->last_ts)
+		f->last_ts = g->last_ts;
+	f->have_ts = true;
 }
 
 /* The tgid of a vCPU thread, -1 unknown. */

@@ -4,6 +4,7 @@
  * vCPU thread's last sleep and wake, turned into the facts of its halts.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "contention.h"
 #include "error.h"
@@ -22,6 +23,9 @@ struct ctn_thread {
 	int slept_cpu;
 	uint64_t slept_ts;	/* where and when it last went to sleep, 0 never */
 	uint64_t waking_ts;	/* its latest sched_waking, 0 none */
+	/* after a cut (hs_contention_watch): */
+	uint64_t need_from;	/* earliest start of its halts since, UINT64_MAX none */
+	bool found_after;	/* first known since */
 };
 
 struct hs_contention {
@@ -43,6 +47,8 @@ struct hs_contention {
 	 */
 	struct { int tid; uint64_t ts; } waking_early[CTN_WAKING_EARLY];
 	unsigned int shard, nshards;
+	bool watching;			/* since a cut: what the halts need is noted */
+	bool watch_full;		/* a thread past CTN_THREADS since the cut */
 };
 
 struct hs_contention *hs_contention_alloc(void)
@@ -168,14 +174,18 @@ static struct ctn_thread *ctn_thread_get(struct hs_contention *c, int tid, bool 
 	struct ctn_thread *t;
 
 	*oom = i < 0 && c->nthreads < CTN_THREADS;
-	if (i < 0)
+	if (i < 0) {
+		c->watch_full |= c->watching;
 		return NULL;
+	}
 	t = &c->threads[i];
 	if (added) {
 		uint64_t bit;
 
 		*ctn_known_word(c, tid, &bit) |= bit;
 		t->tid = tid;
+		t->need_from = UINT64_MAX;
+		t->found_after = c->watching;
 		if (c->waking_early[ctn_waking_slot(tid)].tid == tid)
 			t->waking_ts = c->waking_early[ctn_waking_slot(tid)].ts;
 	}
@@ -188,13 +198,15 @@ static struct ctn_thread *ctn_thread_get(struct hs_contention *c, int tid, bool 
  * halted. A thread woken and put back to sleep within one halt
  * (kvm_vcpu_block() loops) is timed by its last wake.
  */
-static void ctn_halt(const struct hs_contention *c, const struct ctn_thread *t,
+static void ctn_halt(const struct hs_contention *c, struct ctn_thread *t,
 		     const struct hs_event *ev, struct hs_halt_facts *facts)
 {
 	uint64_t start = ev->ts > ev->wakeup.ns ? ev->ts - ev->wakeup.ns : 0;
 	bool waited = ev->wakeup.waited;
 	int cpu = ev->cpu;
 
+	if (t && c->watching && start < t->need_from)
+		t->need_from = start;
 	if (t && waited && t->slept_ts >= start && t->slept_ts <= ev->ts)
 		cpu = t->slept_cpu;
 	if (c->runq)
@@ -222,4 +234,98 @@ void hs_contention_lost(struct hs_contention *c, int cpu)
 {
 	if (c->runq)
 		hs_runq_lost(c->runq, cpu);
+}
+
+struct hs_contention *hs_contention_clone(const struct hs_contention *c)
+{
+	struct hs_contention *k = malloc(sizeof(*k));
+
+	if (!k)
+		return NULL;
+	*k = *c;
+	k->runq = NULL;
+	k->threads = NULL;
+	k->cap_threads = 0;
+	memset(&k->thread_map, 0, sizeof(k->thread_map));
+	if ((c->runq && !(k->runq = hs_runq_clone(c->runq))) ||
+	    hs_array_reserve((void **)&k->threads, &k->cap_threads, c->nthreads,
+			     sizeof(*k->threads)))
+		goto fail;
+	for (unsigned int i = 0; i < c->nthreads; i++) {
+		k->threads[i] = c->threads[i];
+		if (hs_imap_put(&k->thread_map, c->threads[i].tid, i))
+			goto fail;
+	}
+	return k;
+fail:
+	hs_contention_free(k);
+	return NULL;
+}
+
+int hs_contention_watch(struct hs_contention *c)
+{
+	if (c->runq && hs_runq_watch(c->runq))
+		return HS_ERR_RUNTIME;
+	for (unsigned int i = 0; i < c->nthreads; i++) {
+		c->threads[i].need_from = UINT64_MAX;
+		c->threads[i].found_after = false;
+	}
+	c->watching = true;
+	return HS_OK;
+}
+
+static const struct ctn_thread *ctn_thread_at(const struct hs_contention *c, int tid)
+{
+	long i = hs_imap_get(&c->thread_map, tid);
+
+	return i < 0 ? NULL : &c->threads[i];
+}
+
+/* A time the halts since the cut use only from from on; 0 for none. */
+static uint64_t ctn_used(uint64_t ts, uint64_t from)
+{
+	return ts >= from ? ts : 0;
+}
+
+/*
+ * A thread with halts since the cut, from need on: what seq and snap knew
+ * of it at the cut that those halts use. One it was first known after the
+ * cut has its first wait timed by its sched_waking kept aside.
+ */
+static bool ctn_thread_resumes(const struct hs_contention *seq, const struct hs_contention *snap,
+			       const struct ctn_thread *after)
+{
+	const struct ctn_thread *a = ctn_thread_at(seq, after->tid);
+	const struct ctn_thread *b = ctn_thread_at(snap, after->tid);
+	uint64_t need = after->need_from;
+
+	if (after->found_after) {
+		unsigned int k = ctn_waking_slot(after->tid);
+		uint64_t wa = seq->waking_early[k].tid == after->tid ? seq->waking_early[k].ts : 0;
+		uint64_t wb = snap->waking_early[k].tid == after->tid ? snap->waking_early[k].ts : 0;
+
+		return !a && ctn_used(wa, need + 1) == ctn_used(wb, need + 1);
+	}
+	if (!a || !b)
+		return false;
+	if (ctn_used(a->slept_ts, need) != ctn_used(b->slept_ts, need) ||
+	    (ctn_used(a->slept_ts, need) && a->slept_cpu != b->slept_cpu))
+		return false;
+	return ctn_used(a->waking_ts, need + 1) == ctn_used(b->waking_ts, need + 1);
+}
+
+bool hs_contention_resumes(const struct hs_contention *seq, const struct hs_contention *snap,
+			   const struct hs_contention *after)
+{
+	if (!after->watching || after->watch_full || !seq->runq != !snap->runq ||
+	    seq->nthreads + after->nthreads >= CTN_THREADS ||
+	    seq->shard != snap->shard || seq->nshards != snap->nshards)
+		return false;
+	if (seq->runq && !hs_runq_resumes(seq->runq, snap->runq, after->runq))
+		return false;
+	for (unsigned int i = 0; i < after->nthreads; i++)
+		if (after->threads[i].need_from != UINT64_MAX &&
+		    !ctn_thread_resumes(seq, snap, &after->threads[i]))
+			return false;
+	return true;
 }

@@ -46,4 +46,15 @@ int hs_contention_kvm(struct hs_contention *c, const struct hs_event *ev,
 /* Events were lost on cpu (-1: somewhere): what was known of its runqueue is gone. */
 void hs_contention_lost(struct hs_contention *c, int cpu);
 
+/*
+ * A second reader from a cut in time on (runq.h, hs_runq_resumes): the
+ * state it rebuilt is kept at the cut, and from then on it notes what its
+ * halts take from it; the one reader's state at the cut, seq, then gives
+ * the same facts for every halt since when hs_contention_resumes() says so.
+ */
+struct hs_contention *hs_contention_clone(const struct hs_contention *c);
+int hs_contention_watch(struct hs_contention *c);
+bool hs_contention_resumes(const struct hs_contention *seq, const struct hs_contention *snap,
+			   const struct hs_contention *after);
+
 #endif

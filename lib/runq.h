@@ -54,7 +54,24 @@ struct hs_runq_halt {
 	uint64_t slept_ns;	/* from start to tid going to sleep there; UINT64_MAX none */
 };
 
-void hs_runq_halt(const struct hs_runq *q, int cpu, int tid, uint64_t start, uint64_t end,
+void hs_runq_halt(struct hs_runq *q, int cpu, int tid, uint64_t start, uint64_t end,
 		  struct hs_runq_halt *out);
+
+/*
+ * A second reader that starts at a cut in time, with a state rebuilt from
+ * a stretch before it (formats/trace/tracedat_split.c), gives the answers
+ * one reader would only where that state agrees with the one reader's at
+ * the cut, as far as its answers looked. The rebuilt state is kept at the
+ * cut (clone) and its reader watches from there on what it reads of it.
+ */
+struct hs_runq *hs_runq_clone(const struct hs_runq *q);
+/* From now on q notes what its answers take from the state it has now: 0, -1 out of memory. */
+int hs_runq_watch(struct hs_runq *q);
+/*
+ * Whether seq, the one reader's state at the cut, gives every answer that
+ * after (watched from snap, its state at the cut) gave since.
+ */
+bool hs_runq_resumes(const struct hs_runq *seq, const struct hs_runq *snap,
+		     const struct hs_runq *after);
 
 #endif

@@ -58,6 +58,18 @@ struct hs_sink {
 	 * before it.
 	 */
 	int (*events)(void *priv, const struct hs_event *ev, size_t n);
+	/*
+	 * Optional: a second reader of the same recording, from a cut in time
+	 * on (tracedat_split.h). second() makes that reader's sink into *sink
+	 * (NULL: no split); second_cut() when it reaches the cut, second_join()
+	 * when this reader does: true when the second's part now follows this
+	 * one's (this reader stops there), false when this one reads on alone.
+	 * second_free() after either.
+	 */
+	void *(*second)(void *priv, struct hs_sink *sink);
+	int (*second_cut)(void *second);
+	bool (*second_join)(void *priv, void *second);
+	void (*second_free)(void *second);
 };
 
 /* A sink into acct; process() with comm or vm NULL keeps what acct knows of it. */

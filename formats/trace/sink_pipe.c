@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../../lib/account.h"
 #include "sink_pipe.h"
@@ -85,6 +86,32 @@ struct hs_sink_pipe {
 	int status;			/* the account's first error; read by the reader */
 	bool oom;
 	struct hs_event_tally tally;	/* counted by the reader, for the account at the end */
+};
+
+/*
+ * The second reader of a recording split in time (hs_sink_pipe_second):
+ * its own account runs the front, from a little before the cut; what
+ * passes after the cut waits here for the first reader's join. Anything
+ * but events after the first (a loss, a name, a note) breaks the split.
+ */
+#define PIPE_SECOND_SLOTS (1u << 17)	/* 4 MiB */
+#define PIPE_HUGE (2u << 20)
+
+struct pipe_second {
+	struct hs_account *acct;
+	struct hs_meta meta;	/* its reader's */
+	bool keeping;		/* past the cut */
+	bool started;		/* an event came */
+	bool broken;
+	/*
+	 * Reserved whole and touched as it fills, in huge pages where the
+	 * kernel gives them: a fault a 4 KiB page, in a growing array, was
+	 * 2.5% of the report of the bench's sparse v6 on this kind of host.
+	 */
+	void *map;
+	size_t map_len;
+	union pipe_slot *slot;
+	size_t n;
 };
 
 /* The reader's metadata into the account's: the losses both add to go by difference. */
@@ -457,6 +484,16 @@ static void pipe_meta_changed(void *priv)
 	((struct hs_sink_pipe *)priv)->meta_dirty = true;
 }
 
+static void pipe_second_free(struct pipe_second *q)
+{
+	if (!q)
+		return;
+	hs_account_free(q->acct);
+	if (q->map)
+		munmap(q->map, q->map_len);
+	free(q);
+}
+
 static void pipe_free(struct hs_sink_pipe *p)
 {
 	for (unsigned int i = 0; i < PIPE_BATCHES; i++)
@@ -482,6 +519,11 @@ static bool pipe_wanted(const struct hs_account *acct, uint64_t size)
 		return false;
 	return !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) >= 2;
 }
+
+static void *pipe_second(void *priv, struct hs_sink *sink);
+static int pipe_second_cut(void *second);
+static bool pipe_second_join(void *priv, void *second);
+static void pipe_second_release(void *second);
 
 struct hs_sink_pipe *hs_sink_pipe_open(struct hs_sink *sink, struct hs_account *acct,
 				       uint64_t size)
@@ -515,6 +557,8 @@ struct hs_sink_pipe *hs_sink_pipe_open(struct hs_sink *sink, struct hs_account *
 		.event = pipe_event, .events = pipe_events, .lost = pipe_lost, .thread = pipe_thread,
 		.process = pipe_process, .meta_changed = pipe_meta_changed,
 		.sched_counted = pipe_sched_counted, .count = pipe_count,
+		.second = pipe_second, .second_cut = pipe_second_cut,
+		.second_join = pipe_second_join, .second_free = pipe_second_release,
 		.priv = p, .meta = &p->meta,
 	};
 	return p;
@@ -535,4 +579,177 @@ int hs_sink_pipe_close(struct hs_sink_pipe *p)
 	ret = p->status ? p->status : p->oom ? HS_ERR_RUNTIME : 0;
 	pipe_free(p);
 	return ret;
+}
+
+/* ---- the second reader of a split in time ---- */
+
+static int pipe_second_map(struct pipe_second *q)
+{
+	uintptr_t at;
+
+	q->map_len = PIPE_SECOND_SLOTS * sizeof(union pipe_slot) + PIPE_HUGE;
+	q->map = mmap(NULL, q->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q->map == MAP_FAILED) {
+		q->map = NULL;
+		return -1;
+	}
+	at = ((uintptr_t)q->map + PIPE_HUGE - 1) & ~(uintptr_t)(PIPE_HUGE - 1);
+	q->slot = (union pipe_slot *)at;
+	/* advice only: without huge pages it fills as before */
+	madvise(q->slot, PIPE_SECOND_SLOTS * sizeof(union pipe_slot), MADV_HUGEPAGE);
+	return 0;
+}
+
+static int second_keep(struct pipe_second *q, const struct hs_event *ev,
+		       const struct hs_halt_facts *facts)
+{
+	unsigned int n = ev->kind == HS_EV_VCPU_WAKEUP ? 2 : 1;
+	union pipe_slot *s;
+
+	if (q->n + n > PIPE_SECOND_SLOTS || (!q->slot && pipe_second_map(q))) {
+		q->broken = true;
+		return HS_ERR_RUNTIME;
+	}
+	s = &q->slot[q->n];
+	q->n += n;
+	memset(s, 0, sizeof(*s));
+	s->item.kind = PIPE_EVENT;
+	if (!pipe_pack(&s->item, ev))
+		return HS_ERR_RUNTIME;
+	if (n == 2)
+		pipe_pack_facts(&s[0].item, &s[1].facts, facts);
+	return 0;
+}
+
+static int second_event(void *priv, const struct hs_event *ev)
+{
+	struct pipe_second *q = priv;
+	struct hs_halt_facts facts;
+	bool pass;
+	int ret = hs_account_front(q->acct, ev, &facts, &pass);
+
+	q->started = true;
+	if (ret || !pass || !q->keeping)
+		return ret;
+	return second_keep(q, ev, &facts);
+}
+
+static int second_events(void *priv, const struct hs_event *ev, size_t n)
+{
+	struct pipe_second *q = priv;
+	size_t i = 0, k;
+	int ret = 0;
+
+	q->started = true;
+	while (i < n && !ret) {
+		ret = hs_account_front_sched(q->acct, ev + i, n - i, &k);
+		i += k;
+		if (!ret && !k)
+			ret = second_event(priv, &ev[i++]);
+	}
+	return ret;
+}
+
+/* A loss anywhere in the second's part breaks the split: the first reads on. */
+static void second_lost(void *priv, int cpu, uint64_t count, bool known)
+{
+	(void)cpu, (void)count, (void)known;
+	((struct pipe_second *)priv)->broken = true;
+}
+
+/* The names ahead of the events are the first reader's too; one later breaks the split. */
+static void second_thread(void *priv, int tid, int tgid, const char *comm)
+{
+	struct pipe_second *q = priv;
+
+	(void)tid, (void)tgid, (void)comm;
+	q->broken |= q->started;
+}
+
+static void second_process(void *priv, int tgid, const char *comm, const char *vm)
+{
+	second_thread(priv, tgid, 0, comm ? comm : vm);
+}
+
+static void second_meta_changed(void *priv)
+{
+	second_thread(priv, 0, 0, NULL);
+}
+
+static void second_count(void *priv, const struct hs_event_tally *t)
+{
+	for (int k = 0; k <= HS_EV_ANALYSED_LAST; k++)
+		((struct pipe_second *)priv)->broken |= t->count[k] != 0;
+}
+
+static bool second_sched_counted(void *priv)
+{
+	return hs_account_sched_counted(((struct pipe_second *)priv)->acct);
+}
+
+static void *pipe_second(void *priv, struct hs_sink *sink)
+{
+	const struct hs_sink_pipe *p = priv;
+	struct pipe_second *q;
+
+	if (!hs_account_front_splits(p->acct) || !(q = calloc(1, sizeof(*q))))
+		return NULL;
+	q->acct = hs_account_alloc(hs_account_options(p->acct));
+	if (!q->acct) {
+		free(q);
+		return NULL;
+	}
+	q->meta = *hs_account_meta(q->acct);
+	hs_account_front_meta(q->acct, &q->meta);
+	*sink = (struct hs_sink){
+		.event = second_event, .events = second_events, .lost = second_lost,
+		.thread = second_thread, .process = second_process,
+		.meta_changed = second_meta_changed, .sched_counted = second_sched_counted,
+		.count = second_count, .priv = q, .meta = &q->meta,
+	};
+	return q;
+}
+
+static int pipe_second_cut(void *second)
+{
+	struct pipe_second *q = second;
+
+	q->keeping = true;
+	return hs_account_front_cut(q->acct);
+}
+
+static bool pipe_second_join(void *priv, void *second)
+{
+	struct hs_sink_pipe *p = priv;
+	struct pipe_second *q = second;
+
+	if (q->broken || !hs_account_front_resumes(p->acct, q->acct))
+		return false;
+	pipe_meta_sync(p);
+	for (size_t i = 0; i < q->n;) {
+		size_t room = PIPE_ITEMS - p->cur->n, k = 0;
+
+		/* as many as the batch holds, a halt's two slots together */
+		while (i + k < q->n) {
+			size_t n = q->slot[i + k].item.ev_kind == HS_EV_VCPU_WAKEUP ? 2 : 1;
+
+			if (k + n > room)
+				break;
+			k += n;
+		}
+		if (!k) {
+			pipe_send(p, false);
+			continue;
+		}
+		memcpy(&p->cur->slot[p->cur->n], &q->slot[i], k * sizeof(*q->slot));
+		p->cur->n += (unsigned int)k;
+		i += k;
+	}
+	hs_account_front_take(p->acct, q->acct);
+	return true;
+}
+
+static void pipe_second_release(void *second)
+{
+	pipe_second_free(second);
 }

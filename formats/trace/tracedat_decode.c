@@ -21,6 +21,7 @@
 #include "../../lib/ringbuf.h"
 #include "recmeta.h"
 #include "tracedat_file.h"
+#include "tracedat_split.h"
 
 
 /* ---- ring-buffer pages ---- */
@@ -71,6 +72,8 @@ struct td_dec {
 	struct hs_event_tally tally;	/* the events dropped or counted here */
 	bool stats_used;		/* losses came from the trailer or CPUSTAT */
 	struct hs_td_stats notes_lost;	/* losses the notes in the trace give */
+	struct hs_td_half *half;	/* a half of a split in time, or NULL */
+	uint64_t cut;			/* the half's cut while not reached, else UINT64_MAX */
 };
 
 static uint64_t td_long(const struct td_dec *d, const unsigned char *p)
@@ -628,6 +631,54 @@ static void td_lane_drop(struct td_lanes *l, int i, int n)
 	memmove(l->end + i, l->end + i + 1, sizeof(*l->end) * rest);
 }
 
+/* Where a cursor stands at the cut, for the other half's to be held against. */
+static void td_cut_note(const struct td_cur *c, struct hs_td_cut_cpu *k)
+{
+	k->present = true;
+	k->page = c->page;
+	k->left = (uint64_t)(c->w.end - c->w.p);
+	k->walk_ts = c->w.ts;
+	k->last_ts = c->last_ts;
+	k->lost = c->lost;
+	k->lost_unknown = c->lost_unknown;
+	k->queued = c->qn - c->qi;
+	for (unsigned int j = 0; j < k->queued && j < HS_TD_CUT_QUEUE; j++) {
+		k->key[j] = c->key[c->qi + j];
+		k->ts[j] = c->q[c->qi + j].ts;
+	}
+}
+
+/*
+ * The merge is at the cut: every cursor's next record is at or past it.
+ * The half is told where each stands; 1: this reader stops here.
+ */
+static int td_at_cut(struct td_dec *d, struct td_cur **h, int n, const struct td_lanes *l,
+		     struct td_out *o)
+{
+	struct hs_td_cut here = { .ncpus = d->f->ncpus, .valid = true };
+	int r;
+
+	d->cut = UINT64_MAX;
+	if (td_out_flush(o))
+		return -1;
+	here.cpu = calloc((size_t)here.ncpus, sizeof(*here.cpu));
+	if (!here.cpu)
+		return 0;	/* no split: this reader reads on */
+	for (int i = 0; i < n; i++) {
+		h[i]->qi = (unsigned int)(l->at[i] - h[i]->key);
+		if (h[i]->cpu < here.ncpus && h[i]->qn - h[i]->qi <= HS_TD_CUT_QUEUE)
+			td_cut_note(h[i], &here.cpu[h[i]->cpu]);
+		else
+			here.valid = false;
+	}
+	here.clamped_ts = d->meta->clamped_ts;
+	here.skipped_pages = d->meta->skipped_pages;
+	here.skipped_events = d->meta->skipped_events;
+	r = d->half->at_cut(d->half, &here);
+	free(here.cpu);
+	return r;
+}
+
 static int td_merge(struct td_dec *d, struct td_cur **h, int n, struct td_out *o)
 {
 	struct td_lanes l;
@@ -643,6 +694,12 @@ static int td_merge(struct td_dec *d, struct td_cur **h, int n, struct td_out *o
 		struct td_cur *c = h[i];
 		const uint64_t *at = l.at[i];
 
+		if (l.key[i] >= d->cut) {
+			int r = td_at_cut(d, h, n, &l, o);
+
+			if (r)
+				return r < 0 ? -1 : 0;
+		}
 		if (td_emit_event(d, c, c->q + (at - c->key), o))
 			return -1;
 		if (++at < l.end[i]) {
@@ -714,6 +771,8 @@ static int td_buf_open(struct td_dec *d, const struct td_buf *b, struct td_cur *
 		k->size = b->size[c];
 		k->ch = b->chunks ? &b->chunks[c] : NULL;
 		k->cpu = c;
+		if (d->half && d->half->start && b == &d->f->bufs[0])
+			k->page = d->half->start[c];
 		if (td_next(d, k)) {
 			heap[(*n)++] = k;
 			found++;
@@ -858,7 +917,8 @@ static void td_cursors_free(struct td_cur *cur, size_t ncur)
 	free(cur);
 }
 
-static int td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_stats *tlost)
+int hs_td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_stats *tlost,
+		 struct hs_td_half *half)
 {
 	size_t ncur = (size_t)(f->nbufs ? f->nbufs : 1) * (f->ncpus ? f->ncpus : 1);
 	struct td_dec d = { .f = f, .meta = s->meta, .hdr = 8 + f->long_size, .fd = fd,
@@ -867,7 +927,8 @@ static int td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_
 			    .kvm_shard = s->keeps && s->count ? s->kvm_shard :
 							     (struct hs_sink_shard){ 0 },
 			    .count_sched = s->count && s->sched_counted && s->sched_counted(s->priv),
-			    .tally = { .first_ts = UINT64_MAX } };
+			    .tally = { .first_ts = UINT64_MAX },
+			    .half = half, .cut = half ? half->cut : UINT64_MAX };
 	struct td_cur *cur = td_cursors_alloc(ncur);
 	struct td_cur **heap = calloc(ncur, sizeof(*heap));
 	struct td_out *out = malloc(sizeof(*out));
@@ -905,15 +966,9 @@ static int td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_
 	return ret;
 }
 
-int hs_td_run(struct td_file *f, int fd, struct hs_sink *s)
+void hs_td_prepare(struct td_file *f, struct hs_sink *s, struct hs_td_stats *tlost)
 {
-	struct hs_td_stats tlost = { 0 };
-	int ret;
-
 	hs_ev_layout_init(&f->lay, f->tep, f->swap, HS_TD_READ_KINDS);
 	s->meta->kvm_formats = hs_ev_has_kvm(&f->lay);
-	td_meta(f, s, &tlost);
-	ret = td_decode(f, fd, s, &tlost);
-	hs_td_stats_free(&tlost);
-	return ret;
+	td_meta(f, s, tlost);
 }

@@ -93,7 +93,10 @@ int hs_td_overlap(struct td_file *f, const struct td_buf *b);
 int hs_td_buf_alloc(struct td_file *f, struct td_buf *b);
 /* v6: everything up to the CPU data, and where each buffer's pages are. */
 int hs_td_v6_parse(struct td_file *f);
-/* Layout, metadata, then every page through the sink; frees nothing (tracedat_decode.c). */
+/*
+ * Layout, metadata, then every page through the sink, in two halves of its
+ * time where that pays; frees nothing (tracedat_split.c).
+ */
 int hs_td_run(struct td_file *f, int fd, struct hs_sink *s);
 void hs_td_file_free(struct td_file *f);
 

@@ -35,7 +35,7 @@ static void waking(struct hs_runq *q, uint64_t ts, int pid, int cpu)
 	wake_kind(q, ts, pid, cpu, HS_EV_SCHED_WAKING);
 }
 
-static struct hs_runq_halt halt(const struct hs_runq *q, int cpu, uint64_t start, uint64_t end)
+static struct hs_runq_halt halt(struct hs_runq *q, int cpu, uint64_t start, uint64_t end)
 {
 	struct hs_runq_halt h;
 
