@@ -7,16 +7,18 @@
  * have shown it. The reader runs the accounting's front (hs_account_front:
  * the sched events and the runqueues stay on its thread; a hand-over to
  * another core costs more than following them) and hands over the rest,
- * each halt with its facts. The reader writes its own copy of the
- * metadata; the copy goes over with the items wherever it changed.
+ * each halt with its facts (sink_item.h). The reader writes its own copy
+ * of the metadata; the copy goes over with the items wherever it changed.
+ * A recording read in two halves of its time hands the second reader's
+ * part over after the first's (sink_second.c, hs_sink_pipe_append).
  */
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "../../lib/account.h"
+#include "sink_item.h"
 #include "sink_pipe.h"
 
 #define PIPE_ITEMS 4096		/* a batch */
@@ -30,38 +32,6 @@
  */
 #define PIPE_RESUME (PIPE_BATCHES / 2)
 #define PIPE_NAMES (PIPE_ITEMS * 16)
-
-enum pipe_kind { PIPE_EVENT, PIPE_LOST, PIPE_THREAD, PIPE_PROCESS, PIPE_META };
-
-/*
- * 32 bytes, not a 64-byte copy of struct hs_event: the reader's stores
- * into the ring, which the cache does not hold, were a third of its time.
- * An event carries its kind's fields in a, b and flag.
- */
-struct pipe_item {
-	uint64_t ts;
-	int32_t cpu, tid;	/* lost: cpu; names: tgid, id */
-	uint8_t kind, ev_kind;
-	bool flag;		/* waited, grow, prev_runnable; lost: known */
-	int8_t valid;
-	uint32_t a;		/* names: the offset of comm */
-	uint64_t b;		/* lost: count; names: of vm; meta: the pointer */
-};
-_Static_assert(sizeof(struct pipe_item) == 32, "a pipe item is 32 bytes");
-
-/* The facts of a halt (contention.h), in the slot after its kvm_vcpu_wakeup. */
-struct pipe_facts {
-	uint64_t cut_ns, busy_ns, slept_ns, woken_ns;
-};
-/* In the wakeup's item, a: */
-#define PIPE_FACT_TRACKED 1u
-#define PIPE_FACT_KNOWN 2u
-
-union pipe_slot {
-	struct pipe_item item;
-	struct pipe_facts facts;
-};
-_Static_assert(sizeof(union pipe_slot) == 32, "a pipe slot is 32 bytes");
 
 struct pipe_batch {
 	union pipe_slot slot[PIPE_ITEMS];
@@ -88,32 +58,6 @@ struct hs_sink_pipe {
 	struct hs_event_tally tally;	/* counted by the reader, for the account at the end */
 };
 
-/*
- * The second reader of a recording split in time (hs_sink_pipe_second):
- * its own account runs the front, from a little before the cut; what
- * passes after the cut waits here for the first reader's join. Anything
- * but events after the first (a loss, a name, a note) breaks the split.
- */
-#define PIPE_SECOND_SLOTS (1u << 17)	/* 4 MiB */
-#define PIPE_HUGE (2u << 20)
-
-struct pipe_second {
-	struct hs_account *acct;
-	struct hs_meta meta;	/* its reader's */
-	bool keeping;		/* past the cut */
-	bool started;		/* an event came */
-	bool broken;
-	/*
-	 * Reserved whole and touched as it fills, in huge pages where the
-	 * kernel gives them: a fault a 4 KiB page, in a growing array, was
-	 * 2.5% of the report of the bench's sparse v6 on this kind of host.
-	 */
-	void *map;
-	size_t map_len;
-	union pipe_slot *slot;
-	size_t n;
-};
-
 /* The reader's metadata into the account's: the losses both add to go by difference. */
 static void pipe_meta_apply(struct hs_sink_pipe *p, const struct hs_meta *m)
 {
@@ -128,47 +72,6 @@ static void pipe_meta_apply(struct hs_sink_pipe *p, const struct hs_meta *m)
 	a->lost_unknown_places = unknown;
 	a->over_limit_events = over;
 	p->applied = *m;
-}
-
-/* An analysed event into an item: false for a kind that has no place in one. */
-static bool pipe_pack(struct pipe_item *it, const struct hs_event *ev)
-{
-	it->ts = ev->ts;
-	it->cpu = ev->cpu;
-	it->tid = ev->tid;
-	it->ev_kind = ev->kind;
-	switch (ev->kind) {
-	case HS_EV_VCPU_WAKEUP:
-		it->b = ev->wakeup.ns;
-		it->flag = ev->wakeup.waited;
-		it->valid = ev->wakeup.valid;
-		return true;
-	case HS_EV_HALT_POLL_NS:
-		it->a = ev->poll.vcpu_id;
-		it->b = ev->poll.new_ns | (uint64_t)ev->poll.old_ns << 32;
-		it->flag = ev->poll.grow;
-		return true;
-	case HS_EV_CPU_IDLE:
-		it->a = ev->idle.state;
-		it->b = ev->idle.cpu_id;
-		return true;
-	case HS_EV_GUEST_HALT_POLL_NS:
-		it->a = ev->guest_poll.new_ns;
-		it->b = ev->guest_poll.old_ns;
-		it->flag = ev->guest_poll.grow;
-		return true;
-	case HS_EV_SCHED_SWITCH:
-		it->a = (uint32_t)ev->sched_switch.prev_pid;
-		it->b = (uint32_t)ev->sched_switch.next_pid;
-		it->flag = ev->sched_switch.prev_runnable;
-		return true;
-	case HS_EV_SCHED_WAKEUP:
-	case HS_EV_SCHED_WAKING:
-		it->a = (uint32_t)ev->sched_wakeup.pid;
-		it->b = (uint32_t)ev->sched_wakeup.target_cpu;
-		return true;
-	}
-	return false;
 }
 
 static struct hs_event pipe_unpack(const struct pipe_item *it)
@@ -201,14 +104,6 @@ static struct hs_event pipe_unpack(const struct pipe_item *it)
 		break;
 	}
 	return ev;
-}
-
-static void pipe_pack_facts(struct pipe_item *it, struct pipe_facts *f,
-			    const struct hs_halt_facts *facts)
-{
-	it->a = (facts->tracked ? PIPE_FACT_TRACKED : 0) | (facts->runq.known ? PIPE_FACT_KNOWN : 0);
-	*f = (struct pipe_facts){ facts->runq.cut_ns, facts->runq.busy_ns, facts->runq.slept_ns,
-				  facts->woken_ns };
 }
 
 static struct hs_halt_facts pipe_unpack_facts(const struct pipe_item *it,
@@ -484,16 +379,6 @@ static void pipe_meta_changed(void *priv)
 	((struct hs_sink_pipe *)priv)->meta_dirty = true;
 }
 
-static void pipe_second_free(struct pipe_second *q)
-{
-	if (!q)
-		return;
-	hs_account_free(q->acct);
-	if (q->map)
-		munmap(q->map, q->map_len);
-	free(q);
-}
-
 static void pipe_free(struct hs_sink_pipe *p)
 {
 	for (unsigned int i = 0; i < PIPE_BATCHES; i++)
@@ -519,11 +404,6 @@ static bool pipe_wanted(const struct hs_account *acct, uint64_t size)
 		return false;
 	return !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) >= 2;
 }
-
-static void *pipe_second(void *priv, struct hs_sink *sink);
-static int pipe_second_cut(void *second);
-static bool pipe_second_join(void *priv, void *second);
-static void pipe_second_release(void *second);
 
 struct hs_sink_pipe *hs_sink_pipe_open(struct hs_sink *sink, struct hs_account *acct,
 				       uint64_t size)
@@ -557,8 +437,6 @@ struct hs_sink_pipe *hs_sink_pipe_open(struct hs_sink *sink, struct hs_account *
 		.event = pipe_event, .events = pipe_events, .lost = pipe_lost, .thread = pipe_thread,
 		.process = pipe_process, .meta_changed = pipe_meta_changed,
 		.sched_counted = pipe_sched_counted, .count = pipe_count,
-		.second = pipe_second, .second_cut = pipe_second_cut,
-		.second_join = pipe_second_join, .second_free = pipe_second_release,
 		.priv = p, .meta = &p->meta,
 	};
 	return p;
@@ -581,175 +459,31 @@ int hs_sink_pipe_close(struct hs_sink_pipe *p)
 	return ret;
 }
 
-/* ---- the second reader of a split in time ---- */
-
-static int pipe_second_map(struct pipe_second *q)
+struct hs_account *hs_sink_pipe_account(struct hs_sink_pipe *p)
 {
-	uintptr_t at;
-
-	q->map_len = PIPE_SECOND_SLOTS * sizeof(union pipe_slot) + PIPE_HUGE;
-	q->map = mmap(NULL, q->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (q->map == MAP_FAILED) {
-		q->map = NULL;
-		return -1;
-	}
-	at = ((uintptr_t)q->map + PIPE_HUGE - 1) & ~(uintptr_t)(PIPE_HUGE - 1);
-	q->slot = (union pipe_slot *)at;
-	/* advice only: without huge pages it fills as before */
-	madvise(q->slot, PIPE_SECOND_SLOTS * sizeof(union pipe_slot), MADV_HUGEPAGE);
-	return 0;
+	return p->acct;
 }
 
-static int second_keep(struct pipe_second *q, const struct hs_event *ev,
-		       const struct hs_halt_facts *facts)
+void hs_sink_pipe_append(struct hs_sink_pipe *p, const union pipe_slot *slot, size_t n)
 {
-	unsigned int n = ev->kind == HS_EV_VCPU_WAKEUP ? 2 : 1;
-	union pipe_slot *s;
-
-	if (q->n + n > PIPE_SECOND_SLOTS || (!q->slot && pipe_second_map(q))) {
-		q->broken = true;
-		return HS_ERR_RUNTIME;
-	}
-	s = &q->slot[q->n];
-	q->n += n;
-	memset(s, 0, sizeof(*s));
-	s->item.kind = PIPE_EVENT;
-	if (!pipe_pack(&s->item, ev))
-		return HS_ERR_RUNTIME;
-	if (n == 2)
-		pipe_pack_facts(&s[0].item, &s[1].facts, facts);
-	return 0;
-}
-
-static int second_event(void *priv, const struct hs_event *ev)
-{
-	struct pipe_second *q = priv;
-	struct hs_halt_facts facts;
-	bool pass;
-	int ret = hs_account_front(q->acct, ev, &facts, &pass);
-
-	q->started = true;
-	if (ret || !pass || !q->keeping)
-		return ret;
-	return second_keep(q, ev, &facts);
-}
-
-static int second_events(void *priv, const struct hs_event *ev, size_t n)
-{
-	struct pipe_second *q = priv;
-	size_t i = 0, k;
-	int ret = 0;
-
-	q->started = true;
-	while (i < n && !ret) {
-		ret = hs_account_front_sched(q->acct, ev + i, n - i, &k);
-		i += k;
-		if (!ret && !k)
-			ret = second_event(priv, &ev[i++]);
-	}
-	return ret;
-}
-
-/* A loss anywhere in the second's part breaks the split: the first reads on. */
-static void second_lost(void *priv, int cpu, uint64_t count, bool known)
-{
-	(void)cpu, (void)count, (void)known;
-	((struct pipe_second *)priv)->broken = true;
-}
-
-/* The names ahead of the events are the first reader's too; one later breaks the split. */
-static void second_thread(void *priv, int tid, int tgid, const char *comm)
-{
-	struct pipe_second *q = priv;
-
-	(void)tid, (void)tgid, (void)comm;
-	q->broken |= q->started;
-}
-
-static void second_process(void *priv, int tgid, const char *comm, const char *vm)
-{
-	second_thread(priv, tgid, 0, comm ? comm : vm);
-}
-
-static void second_meta_changed(void *priv)
-{
-	second_thread(priv, 0, 0, NULL);
-}
-
-static void second_count(void *priv, const struct hs_event_tally *t)
-{
-	for (int k = 0; k <= HS_EV_ANALYSED_LAST; k++)
-		((struct pipe_second *)priv)->broken |= t->count[k] != 0;
-}
-
-static bool second_sched_counted(void *priv)
-{
-	return hs_account_sched_counted(((struct pipe_second *)priv)->acct);
-}
-
-static void *pipe_second(void *priv, struct hs_sink *sink)
-{
-	const struct hs_sink_pipe *p = priv;
-	struct pipe_second *q;
-
-	if (!hs_account_front_splits(p->acct) || !(q = calloc(1, sizeof(*q))))
-		return NULL;
-	q->acct = hs_account_alloc(hs_account_options(p->acct));
-	if (!q->acct) {
-		free(q);
-		return NULL;
-	}
-	q->meta = *hs_account_meta(q->acct);
-	hs_account_front_meta(q->acct, &q->meta);
-	*sink = (struct hs_sink){
-		.event = second_event, .events = second_events, .lost = second_lost,
-		.thread = second_thread, .process = second_process,
-		.meta_changed = second_meta_changed, .sched_counted = second_sched_counted,
-		.count = second_count, .priv = q, .meta = &q->meta,
-	};
-	return q;
-}
-
-static int pipe_second_cut(void *second)
-{
-	struct pipe_second *q = second;
-
-	q->keeping = true;
-	return hs_account_front_cut(q->acct);
-}
-
-static bool pipe_second_join(void *priv, void *second)
-{
-	struct hs_sink_pipe *p = priv;
-	struct pipe_second *q = second;
-
-	if (q->broken || !hs_account_front_resumes(p->acct, q->acct))
-		return false;
 	pipe_meta_sync(p);
-	for (size_t i = 0; i < q->n;) {
+	for (size_t i = 0; i < n;) {
 		size_t room = PIPE_ITEMS - p->cur->n, k = 0;
 
 		/* as many as the batch holds, a halt's two slots together */
-		while (i + k < q->n) {
-			size_t n = q->slot[i + k].item.ev_kind == HS_EV_VCPU_WAKEUP ? 2 : 1;
+		while (i + k < n) {
+			size_t m = slot[i + k].item.ev_kind == HS_EV_VCPU_WAKEUP ? 2 : 1;
 
-			if (k + n > room)
+			if (k + m > room)
 				break;
-			k += n;
+			k += m;
 		}
 		if (!k) {
 			pipe_send(p, false);
 			continue;
 		}
-		memcpy(&p->cur->slot[p->cur->n], &q->slot[i], k * sizeof(*q->slot));
+		memcpy(&p->cur->slot[p->cur->n], &slot[i], k * sizeof(*slot));
 		p->cur->n += (unsigned int)k;
 		i += k;
 	}
-	hs_account_front_take(p->acct, q->acct);
-	return true;
-}
-
-static void pipe_second_release(void *second)
-{
-	pipe_second_free(second);
 }

@@ -2,6 +2,7 @@
 #ifndef HS_SINK_PIPE_H
 #define HS_SINK_PIPE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sink.h"
@@ -20,5 +21,14 @@ struct hs_sink_pipe *hs_sink_pipe_open(struct hs_sink *sink, struct hs_account *
 				       uint64_t size);
 /* Hands over what is left and waits for the account: HS_OK or its error. NULL: nothing to do. */
 int hs_sink_pipe_close(struct hs_sink_pipe *p);
+
+/*
+ * For the second reader of a split in time (sink_second.c): the account
+ * the pipe feeds, and n slots (sink_item.h) handed over after what the
+ * reader handed over so far, as if it had.
+ */
+union pipe_slot;
+struct hs_account *hs_sink_pipe_account(struct hs_sink_pipe *p);
+void hs_sink_pipe_append(struct hs_sink_pipe *p, const union pipe_slot *slot, size_t n);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "input.h"
 #include "sink_pipe.h"
+#include "sink_second.h"
 #include "tracedat_file.h"
 
 int hs_td_v6_decode(const unsigned char *buf, size_t len, struct hs_sink *sink,
@@ -147,6 +148,8 @@ int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size
 			hs_sink_account(&sink, acct);
 		else
 			pipe = hs_sink_pipe_open(&sink, acct, len);
+		if (pipe)
+			hs_sink_second_attach(&sink, pipe);
 
 		snprintf(sink.meta->source, sizeof(sink.meta->source), "%s", path);
 		ret = hs_td_read_sink(path, fd, buf, len, h.version[0] == '7', &sink, share, err);

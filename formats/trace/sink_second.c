@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The second reader of a recording read in two halves of its time
+ * (tracedat_split.c): a sink with an account of its own, which runs the
+ * front (the runqueues, the vCPU threads' sleeps and wakes) from a stretch
+ * before the cut, and from the cut on keeps what passes, the halts with
+ * their facts, in the accounting thread's own slots (sink_item.h). Once
+ * the first reader is at the cut, its front decides whether these follow
+ * its part (second_join).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "../../lib/account.h"
+#include "sink_item.h"
+#include "sink_second.h"
+
+/*
+ * What passes after the cut waits here for the first reader's join.
+ * Anything but events after the first (a loss, a name, a note) breaks
+ * the split.
+ */
+#define SECOND_SLOTS (1u << 17)	/* 4 MiB */
+#define SECOND_HUGE (2u << 20)
+
+struct sink_second {
+	struct hs_account *acct;
+	struct hs_meta meta;	/* its reader's */
+	bool keeping;		/* past the cut */
+	bool started;		/* an event came */
+	bool broken;
+	/*
+	 * Reserved whole and touched as it fills, in huge pages where the
+	 * kernel gives them: a fault a 4 KiB page, in a growing array, was
+	 * 2.5% of the report of the bench's sparse v6 on this kind of host.
+	 */
+	void *map;
+	size_t map_len;
+	union pipe_slot *slot;
+	size_t n;
+};
+
+static int second_map(struct sink_second *q)
+{
+	uintptr_t at;
+
+	q->map_len = SECOND_SLOTS * sizeof(union pipe_slot) + SECOND_HUGE;
+	q->map = mmap(NULL, q->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q->map == MAP_FAILED) {
+		q->map = NULL;
+		return -1;
+	}
+	at = ((uintptr_t)q->map + SECOND_HUGE - 1) & ~(uintptr_t)(SECOND_HUGE - 1);
+	q->slot = (union pipe_slot *)at;
+	/* advice only: without huge pages it fills as before */
+	madvise(q->slot, SECOND_SLOTS * sizeof(union pipe_slot), MADV_HUGEPAGE);
+	return 0;
+}
+
+static int second_keep(struct sink_second *q, const struct hs_event *ev,
+		       const struct hs_halt_facts *facts)
+{
+	unsigned int n = ev->kind == HS_EV_VCPU_WAKEUP ? 2 : 1;
+	union pipe_slot *s;
+
+	if (q->n + n > SECOND_SLOTS || (!q->slot && second_map(q))) {
+		q->broken = true;
+		return HS_ERR_RUNTIME;
+	}
+	s = &q->slot[q->n];
+	q->n += n;
+	memset(s, 0, sizeof(*s));
+	s->item.kind = PIPE_EVENT;
+	if (!pipe_pack(&s->item, ev))
+		return HS_ERR_RUNTIME;
+	if (n == 2)
+		pipe_pack_facts(&s[0].item, &s[1].facts, facts);
+	return 0;
+}
+
+static int second_event(void *priv, const struct hs_event *ev)
+{
+	struct sink_second *q = priv;
+	struct hs_halt_facts facts;
+	bool pass;
+	int ret = hs_account_front(q->acct, ev, &facts, &pass);
+
+	q->started = true;
+	if (ret || !pass || !q->keeping)
+		return ret;
+	return second_keep(q, ev, &facts);
+}
+
+static int second_events(void *priv, const struct hs_event *ev, size_t n)
+{
+	struct sink_second *q = priv;
+	size_t i = 0, k;
+	int ret = 0;
+
+	q->started = true;
+	while (i < n && !ret) {
+		ret = hs_account_front_sched(q->acct, ev + i, n - i, &k);
+		i += k;
+		if (!ret && !k)
+			ret = second_event(priv, &ev[i++]);
+	}
+	return ret;
+}
+
+/* A loss anywhere in the second's part breaks the split: the first reads on. */
+static void second_lost(void *priv, int cpu, uint64_t count, bool known)
+{
+	(void)cpu, (void)count, (void)known;
+	((struct sink_second *)priv)->broken = true;
+}
+
+/* The names ahead of the events are the first reader's too; one later breaks the split. */
+static void second_thread(void *priv, int tid, int tgid, const char *comm)
+{
+	struct sink_second *q = priv;
+
+	(void)tid, (void)tgid, (void)comm;
+	q->broken |= q->started;
+}
+
+static void second_process(void *priv, int tgid, const char *comm, const char *vm)
+{
+	second_thread(priv, tgid, 0, comm ? comm : vm);
+}
+
+static void second_meta_changed(void *priv)
+{
+	second_thread(priv, 0, 0, NULL);
+}
+
+static void second_count(void *priv, const struct hs_event_tally *t)
+{
+	for (int k = 0; k <= HS_EV_ANALYSED_LAST; k++)
+		((struct sink_second *)priv)->broken |= t->count[k] != 0;
+}
+
+static bool second_sched_counted(void *priv)
+{
+	return hs_account_sched_counted(((struct sink_second *)priv)->acct);
+}
+
+static void *second_open(void *first, struct hs_sink *sink)
+{
+	const struct hs_account *acct = hs_sink_pipe_account(first);
+	struct sink_second *q;
+
+	if (!hs_account_front_splits(acct) || !(q = calloc(1, sizeof(*q))))
+		return NULL;
+	q->acct = hs_account_alloc(hs_account_options(acct));
+	if (!q->acct) {
+		free(q);
+		return NULL;
+	}
+	q->meta = *hs_account_meta(q->acct);
+	hs_account_front_meta(q->acct, &q->meta);
+	*sink = (struct hs_sink){
+		.event = second_event, .events = second_events, .lost = second_lost,
+		.thread = second_thread, .process = second_process,
+		.meta_changed = second_meta_changed, .sched_counted = second_sched_counted,
+		.count = second_count, .priv = q, .meta = &q->meta,
+	};
+	return q;
+}
+
+static int second_cut(void *second)
+{
+	struct sink_second *q = second;
+
+	q->keeping = true;
+	return hs_account_front_cut(q->acct);
+}
+
+static bool second_join(void *first, void *second)
+{
+	struct sink_second *q = second;
+	struct hs_account *acct = hs_sink_pipe_account(first);
+
+	if (q->broken || !hs_account_front_resumes(acct, q->acct))
+		return false;
+	hs_sink_pipe_append(first, q->slot, q->n);
+	hs_account_front_take(acct, q->acct);
+	return true;
+}
+
+static void second_free(void *second)
+{
+	struct sink_second *q = second;
+
+	if (!q)
+		return;
+	hs_account_free(q->acct);
+	if (q->map)
+		munmap(q->map, q->map_len);
+	free(q);
+}
+
+void hs_sink_second_attach(struct hs_sink *sink, struct hs_sink_pipe *first)
+{
+	if (sink->priv != first)
+		return;
+	sink->second = second_open;
+	sink->second_cut = second_cut;
+	sink->second_join = second_join;
+	sink->second_free = second_free;
+}
