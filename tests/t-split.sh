@@ -1,12 +1,12 @@
 #!/bin/bash
 # A trace.dat read in two halves of its time (formats/trace/tracedat_split.c)
 # gives, byte for byte, the report of one reader: for the real recordings
-# and for generated ones with sched noise, migrations, wakes and contention,
-# at cuts early, in the middle and late, and with the second reader's
-# stretch before the cut from none to the default, where it often rebuilds a
-# front that differs from the first's and must be turned down. Both ends
-# must come up (HALTSTAT_SPLIT_TRACE says how each split ended), or the
-# comparisons would prove nothing.
+# and for generated ones with sched noise, migrations, wakes and contention
+# on 2 to 16 CPUs, at cuts early, in the middle and late, and with the
+# second reader's stretch before the cut from none to the default, where it
+# often rebuilds a front that differs from the first's and must be turned
+# down. Both ends must come up (HALTSTAT_SPLIT_TRACE says how each split
+# ended), or the comparisons would prove nothing.
 . "$(dirname "$0")/lib.sh"
 SYNTH=$HS_BUILD/tests/tools/hs-synth
 
@@ -54,6 +54,8 @@ gen() {
 }
 gen noise-waking -s 21 -v 3 -V 2 -H 3000 -g exp:400us -c 2 --cut 0.3 --waking --migrate 0.3 --noise 40000
 gen overcommit -s 22 -v 6 -V 3 -H 1500 -g exp:1ms -c 3 --cut 0.5 --migrate 0.5 --noise 30000 --delta-spread 30us
+# more CPUs than the merge scans: the cut is met in its heap
+gen sixteen-cpus -s 26 -v 6 -V 3 -H 1000 -g exp:500us -c 16 --cut 0.3 --waking --migrate 0.3 --noise 5000
 gen eight-cpus -s 23 -v 5 -V 5 -H 1500 -g period:250us -c 8 --cut 0.4 --waking --migrate 0.4 --noise 20000
 # kvm events only: the fronts agree wherever the second starts, the cursors must not
 gen kvm-only -s 25 -v 2 -H 20000 -g exp:100us -c 2

@@ -569,6 +569,68 @@ static int td_drop_cursor(struct td_out *o, struct td_cur **h, int n, int i)
 	return 0;
 }
 
+/*
+ * The scan's cursors by their place in CPU order: the next key, and where
+ * it and the keys after it in the queue are. From one pick to the next,
+ * the merge goes through these, not through the cursor and its queue
+ * index: two dependent loads fewer per event, on the merge's one chain.
+ */
+struct td_lanes {
+	uint64_t key[TD_SCAN_MAX];
+	const uint64_t *at[TD_SCAN_MAX], *end[TD_SCAN_MAX];
+};
+
+/* Where a cursor stands at the cut, for the other half's to be held against. */
+static void td_cut_note(const struct td_cur *c, struct hs_td_cut_cpu *k)
+{
+	k->present = true;
+	k->page = c->page;
+	k->left = (uint64_t)(c->w.end - c->w.p);
+	k->walk_ts = c->w.ts;
+	k->last_ts = c->last_ts;
+	k->lost = c->lost;
+	k->lost_unknown = c->lost_unknown;
+	k->queued = c->qn - c->qi;
+	for (unsigned int j = 0; j < k->queued && j < HS_TD_CUT_QUEUE; j++) {
+		k->key[j] = c->key[c->qi + j];
+		k->ts[j] = c->q[c->qi + j].ts;
+	}
+}
+
+/*
+ * The merge is at the cut: every cursor's next record is at or past it.
+ * The half is told where each stands; 1: this reader stops here, -1: an
+ * error.
+ */
+static int td_at_cut(struct td_dec *d, struct td_cur **h, int n, const struct td_lanes *l,
+		     struct td_out *o)
+{
+	struct hs_td_cut here = { .ncpus = d->f->ncpus, .valid = true };
+	int r;
+
+	d->cut = UINT64_MAX;
+	if (td_out_flush(o))
+		return -1;
+	here.cpu = calloc((size_t)here.ncpus, sizeof(*here.cpu));
+	if (!here.cpu)
+		return 0;	/* no split: this reader reads on */
+	for (int i = 0; i < n; i++) {
+		/* the scan's lanes run ahead of the cursors' own place; the heap's do not */
+		if (l)
+			h[i]->qi = (unsigned int)(l->at[i] - h[i]->key);
+		if (h[i]->cpu < here.ncpus && h[i]->qn - h[i]->qi <= HS_TD_CUT_QUEUE)
+			td_cut_note(h[i], &here.cpu[h[i]->cpu]);
+		else
+			here.valid = false;
+	}
+	here.clamped_ts = d->meta->clamped_ts;
+	here.skipped_pages = d->meta->skipped_pages;
+	here.skipped_events = d->meta->skipped_events;
+	r = d->half->at_cut(d->half, &here);
+	free(here.cpu);
+	return r;
+}
+
 static int td_merge_heap(struct td_dec *d, struct td_cur **h, int *np, struct td_out *o)
 {
 	int n = *np;
@@ -578,6 +640,14 @@ static int td_merge_heap(struct td_dec *d, struct td_cur **h, int *np, struct td
 	while (n > TD_SCAN_MAX) {
 		struct td_cur *c = h[0];
 
+		if (td_key(c) >= d->cut) {
+			int r = td_at_cut(d, h, n, NULL, o);
+
+			if (r) {
+				*np = n;
+				return r;
+			}
+		}
 		if (td_emit(d, c, o))
 			return -1;
 		if (!td_next(d, c)) {
@@ -604,16 +674,6 @@ static int td_cpu_order(const void *a, const void *b)
 	return x->cpu != y->cpu ? (x->cpu < y->cpu ? -1 : 1) : (x < y ? -1 : x > y);
 }
 
-/*
- * The scan's cursors by their place in CPU order: the next key, and where
- * it and the keys after it in the queue are. From one pick to the next,
- * the merge goes through these, not through the cursor and its queue
- * index: two dependent loads fewer per event, on the merge's one chain.
- */
-struct td_lanes {
-	uint64_t key[TD_SCAN_MAX];
-	const uint64_t *at[TD_SCAN_MAX], *end[TD_SCAN_MAX];
-};
 
 static void td_lane_load(struct td_lanes *l, int i, const struct td_cur *c)
 {
@@ -631,61 +691,17 @@ static void td_lane_drop(struct td_lanes *l, int i, int n)
 	memmove(l->end + i, l->end + i + 1, sizeof(*l->end) * rest);
 }
 
-/* Where a cursor stands at the cut, for the other half's to be held against. */
-static void td_cut_note(const struct td_cur *c, struct hs_td_cut_cpu *k)
-{
-	k->present = true;
-	k->page = c->page;
-	k->left = (uint64_t)(c->w.end - c->w.p);
-	k->walk_ts = c->w.ts;
-	k->last_ts = c->last_ts;
-	k->lost = c->lost;
-	k->lost_unknown = c->lost_unknown;
-	k->queued = c->qn - c->qi;
-	for (unsigned int j = 0; j < k->queued && j < HS_TD_CUT_QUEUE; j++) {
-		k->key[j] = c->key[c->qi + j];
-		k->ts[j] = c->q[c->qi + j].ts;
-	}
-}
-
-/*
- * The merge is at the cut: every cursor's next record is at or past it.
- * The half is told where each stands; 1: this reader stops here.
- */
-static int td_at_cut(struct td_dec *d, struct td_cur **h, int n, const struct td_lanes *l,
-		     struct td_out *o)
-{
-	struct hs_td_cut here = { .ncpus = d->f->ncpus, .valid = true };
-	int r;
-
-	d->cut = UINT64_MAX;
-	if (td_out_flush(o))
-		return -1;
-	here.cpu = calloc((size_t)here.ncpus, sizeof(*here.cpu));
-	if (!here.cpu)
-		return 0;	/* no split: this reader reads on */
-	for (int i = 0; i < n; i++) {
-		h[i]->qi = (unsigned int)(l->at[i] - h[i]->key);
-		if (h[i]->cpu < here.ncpus && h[i]->qn - h[i]->qi <= HS_TD_CUT_QUEUE)
-			td_cut_note(h[i], &here.cpu[h[i]->cpu]);
-		else
-			here.valid = false;
-	}
-	here.clamped_ts = d->meta->clamped_ts;
-	here.skipped_pages = d->meta->skipped_pages;
-	here.skipped_events = d->meta->skipped_events;
-	r = d->half->at_cut(d->half, &here);
-	free(here.cpu);
-	return r;
-}
-
 static int td_merge(struct td_dec *d, struct td_cur **h, int n, struct td_out *o)
 {
 	struct td_lanes l;
 
 	/* a heap while the cursors are many, then the scan */
-	if (n > TD_SCAN_MAX && td_merge_heap(d, h, &n, o))
-		return -1;
+	if (n > TD_SCAN_MAX) {
+		int r = td_merge_heap(d, h, &n, o);
+
+		if (r)
+			return r < 0 ? -1 : 0;
+	}
 	qsort(h, (size_t)n, sizeof(*h), td_cpu_order);
 	for (int i = 0; i < n; i++)
 		td_lane_load(&l, i, h[i]);

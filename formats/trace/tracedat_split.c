@@ -29,10 +29,9 @@
 #define HS_TD_SPLIT_MIN_BYTES (16u << 20)
 /* How far before the cut the second reader starts: its front's time to catch up. */
 #define HS_TD_SPLIT_WARM_NS 100000000ull
-/* Pages per CPU whose time stamps place the cut. */
+/* Page headers read to place the cut: up to 64 a CPU, fewer where CPUs are many. */
 #define HS_TD_SPLIT_SAMPLES 64
-/* The cursors the merge scans (TD_SCAN_MAX): the cut is noted from the scan. */
-#define HS_TD_SPLIT_MAX_CPUS 8
+#define HS_TD_SPLIT_SAMPLES_ALL 1024
 
 struct td_split {
 	struct td_file *f;
@@ -77,8 +76,7 @@ static bool td_split_wanted(const struct td_file *f, int fd, const struct hs_sin
 	uint64_t bytes = 0;
 	cpu_set_t set;
 
-	if (!env || !s->second || s->keeps || f->nbufs != 1 || b->chunks || f->ncpus < 1 ||
-	    f->ncpus > HS_TD_SPLIT_MAX_CPUS || fd < 0 ||
+	if (!env || !s->second || s->keeps || f->nbufs != 1 || b->chunks || f->ncpus < 1 || fd < 0 ||
 	    (s->sched_counted && s->sched_counted(s->priv)))
 		return false;
 	if (env > 0)
@@ -123,30 +121,34 @@ static int td_sample_order(const void *a, const void *b)
  */
 static uint64_t td_split_cut(const struct td_split *sp, double share)
 {
-	struct td_sample s[HS_TD_SPLIT_MAX_CPUS * HS_TD_SPLIT_SAMPLES];
-	uint64_t total = 0, sum = 0;
+	uint64_t per = HS_TD_SPLIT_SAMPLES_ALL / (uint64_t)sp->f->ncpus, total = 0, sum = 0, cut = 0;
+	struct td_sample *s;
 	size_t n = 0;
 
+	per = per < 4 ? 4 : per > HS_TD_SPLIT_SAMPLES ? HS_TD_SPLIT_SAMPLES : per;
+	s = malloc(sizeof(*s) * per * (size_t)sp->f->ncpus);
+	if (!s)
+		return 0;
 	for (int c = 0; c < sp->f->ncpus; c++) {
 		uint64_t pages = td_pages(sp, c);
-		uint64_t k = pages < HS_TD_SPLIT_SAMPLES ? pages : HS_TD_SPLIT_SAMPLES;
+		uint64_t k = pages < per ? pages : per;
 
 		for (uint64_t j = 0; j < k; j++) {
 			if (!td_page_ts(sp, c, j * pages / k, &s[n].ts))
-				return 0;
+				goto out;
 			s[n++].weight = pages / k;
 			total += pages / k;
 		}
 	}
-	if (!n)
-		return 0;
 	qsort(s, n, sizeof(*s), td_sample_order);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !cut; i++) {
 		sum += s[i].weight;
 		if ((double)sum >= share * (double)total)
-			return s[i].ts;
+			cut = s[i].ts;
 	}
-	return s[n - 1].ts;
+out:
+	free(s);
+	return cut;
 }
 
 /* Each CPU's last page that starts by from, or its first: where the second reader starts. */
