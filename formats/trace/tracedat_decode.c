@@ -938,7 +938,8 @@ int hs_td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_stat
 {
 	size_t ncur = (size_t)(f->nbufs ? f->nbufs : 1) * (f->ncpus ? f->ncpus : 1);
 	struct td_dec d = { .f = f, .meta = s->meta, .hdr = 8 + f->long_size, .fd = fd,
-			    .win_cap = td_win_cap(f, ncur),
+			    /* the halves of a split share the windows' budget */
+			    .win_cap = td_win_cap(f, half ? 2 * ncur : ncur),
 			    .drop = s->keeps && s->count ? s : NULL,
 			    .kvm_shard = s->keeps && s->count ? s->kvm_shard :
 							     (struct hs_sink_shard){ 0 },

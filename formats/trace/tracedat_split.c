@@ -12,13 +12,12 @@
  * record with the same clamp and the same records decoded ahead, and a
  * front that gives each halt since the facts the second's gave
  * (hs_account_front_resumes). Otherwise the first reads on alone, as
- * without a split, and the second's work is lost, never its errors:
- * output never depends on the split.
+ * without a split: the second's work is dropped, and with it any error it
+ * met, which the first then meets itself. Output never depends on the split.
  */
-#include <errno.h>
-#include <stdio.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
