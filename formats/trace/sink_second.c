@@ -115,23 +115,30 @@ static void second_lost(void *priv, int cpu, uint64_t count, bool known)
 	((struct sink_second *)priv)->broken = true;
 }
 
-/* The names ahead of the events are the first reader's too; one later breaks the split. */
+/*
+ * The names ahead of the events (the header's) are the first reader's too;
+ * one later (a note's) breaks the split, as a note's change of the metadata does.
+ */
+static void second_named(struct sink_second *q)
+{
+	q->broken |= q->started;
+}
+
 static void second_thread(void *priv, int tid, int tgid, const char *comm)
 {
-	struct sink_second *q = priv;
-
 	(void)tid, (void)tgid, (void)comm;
-	q->broken |= q->started;
+	second_named(priv);
 }
 
 static void second_process(void *priv, int tgid, const char *comm, const char *vm)
 {
-	second_thread(priv, tgid, 0, comm ? comm : vm);
+	(void)tgid, (void)comm, (void)vm;
+	second_named(priv);
 }
 
 static void second_meta_changed(void *priv)
 {
-	second_thread(priv, 0, 0, NULL);
+	second_named(priv);
 }
 
 static void second_count(void *priv, const struct hs_event_tally *t)

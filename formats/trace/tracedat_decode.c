@@ -580,6 +580,8 @@ struct td_lanes {
 	const uint64_t *at[TD_SCAN_MAX], *end[TD_SCAN_MAX];
 };
 
+_Static_assert(TD_QUEUE <= HS_TD_CUT_QUEUE, "a cut notes a whole queue");
+
 /* Where a cursor stands at the cut, for the other half's to be held against. */
 static void td_cut_note(const struct td_cur *c, struct hs_td_cut_cpu *k)
 {
