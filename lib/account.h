@@ -159,6 +159,28 @@ int hs_account_back(struct hs_account *acct, const struct hs_event *ev,
 int hs_account_front_sched(struct hs_account *acct, const struct hs_event *ev, size_t n,
 			   size_t *taken);
 /*
+ * n events through the front a batch at a time: each run of sched events
+ * in one hs_account_front_sched() call, every other event through
+ * other(priv, ev). The loop of every sink that takes batches; inline, so
+ * that other is a direct call where the caller names it.
+ */
+static inline int hs_account_front_batch(struct hs_account *acct, const struct hs_event *ev,
+					 size_t n,
+					 int (*other)(void *priv, const struct hs_event *ev),
+					 void *priv)
+{
+	size_t i = 0, k;
+	int ret = 0;
+
+	while (i < n && !ret) {
+		ret = hs_account_front_sched(acct, ev + i, n - i, &k);
+		i += k;
+		if (!ret && !k)
+			ret = other(priv, &ev[i++]);
+	}
+	return ret;
+}
+/*
  * The metadata the reader fills in on the front's thread: the account's
  * own (NULL, the default) or a copy of the reader's (sink_pipe.c), until
  * the reading ends. From it the front learns that a recording has no kvm

@@ -285,18 +285,14 @@ int hs_account_event(struct hs_account *a, const struct hs_event *ev)
 	return ret || !pass ? ret : hs_account_back(a, ev, &facts);
 }
 
+static int account_event_one(void *a, const struct hs_event *ev)
+{
+	return hs_account_event(a, ev);
+}
+
 int hs_account_event_batch(struct hs_account *a, const struct hs_event *ev, size_t n)
 {
-	size_t i = 0, k;
-	int ret = 0;
-
-	while (i < n && !ret) {
-		ret = hs_account_front_sched(a, ev + i, n - i, &k);
-		i += k;
-		if (!ret && !k)
-			ret = hs_account_event(a, &ev[i++]);
-	}
-	return ret;
+	return hs_account_front_batch(a, ev, n, account_event_one, a);
 }
 
 void hs_account_front_lost(struct hs_account *a, int cpu, uint64_t count, bool count_known)

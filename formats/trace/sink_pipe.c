@@ -304,20 +304,10 @@ static int pipe_event(void *priv, const struct hs_event *ev)
 	return 0;
 }
 
+/* the sched events stay here: a run of them in one call */
 static int pipe_events(void *priv, const struct hs_event *ev, size_t n)
 {
-	struct hs_sink_pipe *p = priv;
-	size_t i = 0, k;
-	int ret = 0;
-
-	/* the sched events stay here: a run of them in one call */
-	while (i < n && !ret) {
-		ret = hs_account_front_sched(p->acct, ev + i, n - i, &k);
-		i += k;
-		if (!ret && !k)
-			ret = pipe_event(priv, &ev[i++]);
-	}
-	return ret;
+	return hs_account_front_batch(((struct hs_sink_pipe *)priv)->acct, ev, n, pipe_event, priv);
 }
 
 static bool pipe_sched_counted(void *priv)

@@ -95,17 +95,9 @@ static int second_event(void *priv, const struct hs_event *ev)
 static int second_events(void *priv, const struct hs_event *ev, size_t n)
 {
 	struct sink_second *q = priv;
-	size_t i = 0, k;
-	int ret = 0;
 
 	q->started = true;
-	while (i < n && !ret) {
-		ret = hs_account_front_sched(q->acct, ev + i, n - i, &k);
-		i += k;
-		if (!ret && !k)
-			ret = second_event(priv, &ev[i++]);
-	}
-	return ret;
+	return hs_account_front_batch(q->acct, ev, n, second_event, priv);
 }
 
 /* A loss anywhere in the second's part breaks the split: the first reads on. */

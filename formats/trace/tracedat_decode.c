@@ -676,7 +676,6 @@ static int td_cpu_order(const void *a, const void *b)
 	return x->cpu != y->cpu ? (x->cpu < y->cpu ? -1 : 1) : (x < y ? -1 : x > y);
 }
 
-
 static void td_lane_load(struct td_lanes *l, int i, const struct td_cur *c)
 {
 	l->at[i] = c->key + c->qi;
