@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../../lib/account.h"
+#include "../../lib/hugebuf.h"
 #include "sink_item.h"
 #include "sink_pipe.h"
 
@@ -46,7 +47,8 @@ struct hs_sink_pipe {
 	struct hs_meta meta;		/* the reader's */
 	struct hs_meta applied;		/* the reader's as last handed over */
 	bool meta_dirty;
-	struct pipe_batch *batch[PIPE_BATCHES];
+	struct pipe_batch *batch[PIPE_BATCHES];	/* in ring */
+	struct hs_hugebuf ring;
 	unsigned int head, tail, full;	/* ring of batches: filled at head, taken at tail */
 	bool reader_asleep, account_asleep;
 	struct pipe_batch *cur;		/* being filled */
@@ -371,8 +373,7 @@ static void pipe_meta_changed(void *priv)
 
 static void pipe_free(struct hs_sink_pipe *p)
 {
-	for (unsigned int i = 0; i < PIPE_BATCHES; i++)
-		free(p->batch[i]);
+	hs_hugebuf_free(&p->ring);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->put);
 	pthread_cond_destroy(&p->took);
@@ -399,15 +400,18 @@ struct hs_sink_pipe *hs_sink_pipe_open(struct hs_sink *sink, struct hs_account *
 				       uint64_t size)
 {
 	struct hs_sink_pipe *p;
+	struct pipe_batch *ring;
 
 	hs_sink_account(sink, acct);
 	if (!pipe_wanted(acct, size) || !(p = calloc(1, sizeof(*p))))
 		return NULL;
+	ring = hs_hugebuf_alloc(&p->ring, PIPE_BATCHES * sizeof(*ring));
+	if (!ring) {
+		pipe_free(p);
+		return NULL;
+	}
 	for (unsigned int i = 0; i < PIPE_BATCHES; i++)
-		if (!(p->batch[i] = malloc(sizeof(*p->batch[i])))) {
-			pipe_free(p);
-			return NULL;
-		}
+		p->batch[i] = ring + i;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->put, NULL);
 	pthread_cond_init(&p->took, NULL);

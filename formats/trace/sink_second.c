@@ -10,9 +10,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "../../lib/account.h"
+#include "../../lib/hugebuf.h"
 #include "sink_item.h"
 #include "sink_second.h"
 
@@ -22,7 +22,6 @@
  * the split.
  */
 #define SECOND_SLOTS (1u << 17)	/* 4 MiB */
-#define SECOND_HUGE (2u << 20)
 
 struct sink_second {
 	struct hs_account *acct;
@@ -31,31 +30,19 @@ struct sink_second {
 	bool started;		/* an event came */
 	bool broken;
 	/*
-	 * Reserved whole and touched as it fills, in huge pages where the
-	 * kernel gives them: a fault a 4 KiB page, in a growing array, was
-	 * 2.5% of the report of the bench's sparse v6 on this kind of host.
+	 * Reserved whole and touched as it fills (hugebuf.h): a fault a 4 KiB
+	 * page, in a growing array, was 2.5% of the report of the bench's
+	 * sparse v6 on this kind of host.
 	 */
-	void *map;
-	size_t map_len;
+	struct hs_hugebuf map;
 	union pipe_slot *slot;
 	size_t n;
 };
 
 static int second_map(struct sink_second *q)
 {
-	uintptr_t at;
-
-	q->map_len = SECOND_SLOTS * sizeof(union pipe_slot) + SECOND_HUGE;
-	q->map = mmap(NULL, q->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (q->map == MAP_FAILED) {
-		q->map = NULL;
-		return -1;
-	}
-	at = ((uintptr_t)q->map + SECOND_HUGE - 1) & ~(uintptr_t)(SECOND_HUGE - 1);
-	q->slot = (union pipe_slot *)at;
-	/* advice only: without huge pages it fills as before */
-	madvise(q->slot, SECOND_SLOTS * sizeof(union pipe_slot), MADV_HUGEPAGE);
-	return 0;
+	q->slot = hs_hugebuf_alloc(&q->map, SECOND_SLOTS * sizeof(union pipe_slot));
+	return q->slot ? 0 : -1;
 }
 
 static int second_keep(struct sink_second *q, const struct hs_event *ev,
@@ -194,8 +181,7 @@ static void second_free(void *second)
 	if (!q)
 		return;
 	hs_account_free(q->acct);
-	if (q->map)
-		munmap(q->map, q->map_len);
+	hs_hugebuf_free(&q->map);
 	free(q);
 }
 

@@ -17,6 +17,7 @@
 
 #include <event-parse.h>
 
+#include "../../lib/hugebuf.h"
 #include "../../lib/intmap.h"
 #include "../../lib/ringbuf.h"
 #include "recmeta.h"
@@ -40,7 +41,7 @@ struct td_cur {
 	const struct td_chunks *ch;	/* or their compressed chunks */
 	uint64_t zpos;			/* file offset of the next chunk header */
 	uint32_t zleft;			/* chunks not inflated yet */
-	unsigned char *win;		/* pread window (fd >= 0), win_len bytes */
+	unsigned char *win;		/* pread window (fd >= 0: in td_dec.wins), win_len bytes */
 	uint64_t win_off;		/* CPU-relative offset of win[0] */
 	size_t win_len, win_cap;
 	uint64_t size, page;		/* bytes, offset of the next page */
@@ -64,6 +65,7 @@ struct td_dec {
 	unsigned int hdr;		/* page header size */
 	int fd;				/* pread the pages, or -1: they are in f->buf */
 	size_t win_cap;			/* bytes per pread window */
+	struct hs_hugebuf wins;		/* the cursors' pread windows, in one block */
 	int io_err;			/* errno of a failed pread */
 	bool z_err;			/* a chunk did not inflate */
 	const struct hs_sink *drop;	/* sink that tells events to drop, or NULL */
@@ -133,6 +135,7 @@ static const unsigned char *td_at(struct td_dec *d, struct td_cur *c, uint64_t o
 		return c->data + off;
 	if (off >= c->win_off && off - c->win_off + n <= c->win_len)
 		return c->win + (off - c->win_off);
+	/* the page scan's cursor (td_page_losses()) has a window of its own */
 	if (!c->win) {
 		c->win = malloc(d->win_cap);
 		if (!c->win) {
@@ -788,6 +791,9 @@ static int td_buf_open(struct td_dec *d, const struct td_buf *b, struct td_cur *
 		k->size = b->size[c];
 		k->ch = b->chunks ? &b->chunks[c] : NULL;
 		k->cpu = c;
+		if (d->wins.at && !k->ch)
+			k->win = (unsigned char *)d->wins.at +
+				 ((size_t)(b - d->f->bufs) * (size_t)d->f->ncpus + (size_t)c) * d->win_cap;
 		if (d->half && d->half->start && b == &d->f->bufs[0])
 			k->page = d->half->start[c];
 		if (td_next(d, k)) {
@@ -927,8 +933,10 @@ static void td_cursors_free(struct td_cur *cur, size_t ncur)
 {
 	if (!cur)
 		return;
+	/* a pread window is in td_dec.wins; inflated chunks have windows of their own */
 	for (size_t i = 0; i < ncur; i++)
-		free(cur[i].win);
+		if (cur[i].ch)
+			free(cur[i].win);
 	free(cur[0].q);
 	free(cur[0].key);
 	free(cur);
@@ -952,7 +960,8 @@ int hs_td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_stat
 	struct td_out *out = malloc(sizeof(*out));
 	int n = 0, ret = 0;
 
-	if (!cur || !heap || !out) {
+	if (!cur || !heap || !out || (fd >= 0 && !hs_hugebuf_alloc(&d.wins, ncur * d.win_cap))) {
+		hs_hugebuf_free(&d.wins);
 		td_cursors_free(cur, ncur);
 		free(heap);
 		free(out);
@@ -979,6 +988,7 @@ int hs_td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_stat
 	if (!ret && d.z_err)
 		ret = hs_td_chunk_error(f);
 	td_cursors_free(cur, ncur);
+	hs_hugebuf_free(&d.wins);
 	free(heap);
 	free(out);
 	return ret;
