@@ -75,7 +75,7 @@ struct td_sample {
 	uint64_t n, wakeups;
 };
 
-#define HS_TD_SAMPLE_EVENTS 65536
+#define HS_TD_SAMPLE_EVENTS 16384
 
 static int td_sample_events(void *priv, const struct hs_event *ev, size_t n)
 {
