@@ -66,6 +66,7 @@ struct td_dec {
 	int fd;				/* pread the pages, or -1: they are in f->buf */
 	size_t win_cap;			/* bytes per pread window */
 	struct hs_hugebuf wins;		/* the cursors' pread windows, in one block */
+	size_t wins_used;		/* by the cursors opened so far */
 	int io_err;			/* errno of a failed pread */
 	bool z_err;			/* a chunk did not inflate */
 	const struct hs_sink *drop;	/* sink that tells events to drop, or NULL */
@@ -117,6 +118,12 @@ static const unsigned char *td_chunk_at(struct td_dec *d, struct td_cur *c, uint
 		end = c->win_off + c->win_len;
 	}
 	return c->win + (off - c->win_off);
+}
+
+/* A cursor's pread window: win_cap, or less where its CPU has less data. */
+static size_t td_win_len(const struct td_dec *d, uint64_t size)
+{
+	return size < d->win_cap ? (size_t)size : d->win_cap;
 }
 
 /*
@@ -791,9 +798,10 @@ static int td_buf_open(struct td_dec *d, const struct td_buf *b, struct td_cur *
 		k->size = b->size[c];
 		k->ch = b->chunks ? &b->chunks[c] : NULL;
 		k->cpu = c;
-		if (d->wins.at && !k->ch)
-			k->win = (unsigned char *)d->wins.at +
-				 ((size_t)(b - d->f->bufs) * (size_t)d->f->ncpus + (size_t)c) * d->win_cap;
+		if (d->wins.at && !k->ch) {
+			k->win = (unsigned char *)d->wins.at + d->wins_used;
+			d->wins_used += td_win_len(d, k->size);
+		}
 		if (d->half && d->half->start && b == &d->f->bufs[0])
 			k->page = d->half->start[c];
 		if (td_next(d, k)) {
@@ -904,6 +912,24 @@ static size_t td_win_cap(const struct td_file *f, size_t ncur)
 }
 
 /*
+ * The windows of every CPU read with pread, in one block (hugebuf.h): each
+ * no larger than its CPU's data, so that a small recording's stay small;
+ * false when out of memory.
+ */
+static bool td_wins_alloc(struct td_dec *d)
+{
+	const struct td_file *f = d->f;
+	size_t len = 0;
+
+	if (d->fd < 0)
+		return true;
+	for (int i = 0; i < f->nbufs; i++)
+		for (int c = 0; c < f->ncpus && !f->bufs[i].chunks; c++)
+			len += td_win_len(d, f->bufs[i].size[c]);
+	return !len || hs_hugebuf_alloc(&d->wins, len);
+}
+
+/*
  * ncur cursors, each with its queue in one block of TD_QUEUE_TOTAL at most
  * (left untouched where a CPU has no events); NULL when out of memory.
  */
@@ -960,7 +986,7 @@ int hs_td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_stat
 	struct td_out *out = malloc(sizeof(*out));
 	int n = 0, ret = 0;
 
-	if (!cur || !heap || !out || (fd >= 0 && !hs_hugebuf_alloc(&d.wins, ncur * d.win_cap))) {
+	if (!cur || !heap || !out || !td_wins_alloc(&d)) {
 		hs_hugebuf_free(&d.wins);
 		td_cursors_free(cur, ncur);
 		free(heap);
