@@ -22,7 +22,7 @@ void *hs_hugebuf_alloc(struct hs_hugebuf *b, size_t len)
 
 	b->at = NULL;
 	b->len = 0;
-	if (want < len)
+	if (want < len || map_len < want)
 		return NULL;
 	map = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (map == MAP_FAILED)

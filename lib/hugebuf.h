@@ -9,8 +9,9 @@
  * second reader's items), in 2 MiB pages where the kernel gives them. A
  * report touches each such buffer once; in 4 KiB pages that is a fault a
  * page, and a fault costs 11 us on a PVM guest (5 us even populated):
- * 630 of them were 7 ms of CPU in the report of the bench's sparse v6. A
- * huge page costs one fault for 512 pages' worth.
+ * 624 of them, filling the windows and the ring, were 7 ms of CPU in the
+ * report of the bench's sparse v6. A huge page costs one fault (~230 us
+ * there) for 512 pages' worth.
  *
  * Below HS_HUGEBUF_MIN a buffer is mapped in small pages as it is touched:
  * there a huge page would hold mostly nothing. Memory is zeroed, as from
