@@ -220,16 +220,16 @@ void hs_account_back_lost(struct hs_account *acct, int cpu, uint64_t count, bool
 /* Ends the stream: closes open idle periods and window timelines. */
 void hs_account_finish(struct hs_account *acct);
 /*
- * Two threads can read one recording side by side, each into its own
+ * Threads can read one recording side by side, each into its own
  * account: hs_account_shard() makes acct keep only the vCPU threads and
- * guest CPUs whose key falls in share index of count (the per-vCPU work is
- * the expensive part and no vCPU depends on another). Every shard still
+ * guest CPUs whose key falls in share s (hs_shard_owns: the per-vCPU work
+ * is the expensive part and no vCPU depends on another). Every shard still
  * counts every event, loss and name, so shard 0 holds the totals.
  * hs_account_absorb() then moves the per-vCPU and per-guest-CPU states of
- * the other shard into shard 0, in the order one reader would have made,
+ * another shard into shard 0, in the order one reader would have made,
  * and makes it whole again; call hs_account_finish() after.
  */
-void hs_account_shard(struct hs_account *acct, unsigned int index, unsigned int count);
+void hs_account_shard(struct hs_account *acct, struct hs_shard s);
 bool hs_account_sharded(const struct hs_account *acct);
 int hs_account_absorb(struct hs_account *acct, struct hs_account *from);
 /*
@@ -240,11 +240,10 @@ int hs_account_absorb(struct hs_account *acct, struct hs_account *from);
 bool hs_account_keeps(const struct hs_account *acct, const struct hs_event *ev);
 /*
  * The same for the kvm events, told from their thread alone: true, and
- * the share in *index of *count, when acct keeps those whose tid
- * hs_shard_owns(*index, *count, tid) names and, with a negative tid, all.
+ * the share in *shard, when acct keeps those whose tid
+ * hs_shard_owns(*shard, tid) names and, with a negative tid, all.
  */
-bool hs_account_kvm_shard(const struct hs_account *acct, unsigned int *index,
-			  unsigned int *count);
+bool hs_account_kvm_shard(const struct hs_account *acct, struct hs_shard *shard);
 void hs_account_tally(struct hs_account *acct, const struct hs_event_tally *t);
 
 /*

@@ -114,13 +114,13 @@ void hs_account_cut(struct hs_account *a, uint64_t ts)
 
 bool hs_account_sharded(const struct hs_account *a)
 {
-	return a->nshards > 1;
+	return a->shard.count > 1;
 }
 
-void hs_account_shard(struct hs_account *a, unsigned int index, unsigned int count)
+void hs_account_shard(struct hs_account *a, struct hs_shard s)
 {
-	a->shard = count > 1 ? index % count : 0;
-	a->nshards = count > 1 ? count : 1;
+	a->shard = s.count > 1 ? (struct hs_shard){ s.index % s.count, s.count, s.salt } :
+				 (struct hs_shard){ 0, 1, 0 };
 }
 
 /* Both lists are in order of first appearance: so is their merge. */
@@ -191,6 +191,6 @@ int hs_account_absorb(struct hs_account *a, struct hs_account *from)
 	if (!ret)
 		ret = absorb_guest(a, from);
 	if (!ret)
-		hs_account_shard(a, 0, 1);
+		hs_account_shard(a, (struct hs_shard){ 0, 1, 0 });
 	return ret;
 }

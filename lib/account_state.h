@@ -37,7 +37,7 @@ struct hs_account_front {
 struct hs_account {
 	struct hs_account_opts opts;
 	/* hs_account_shard(): the vCPU threads and guest CPUs kept here */
-	unsigned int shard, nshards;
+	struct hs_shard shard;
 	struct hs_meta meta;
 
 	struct hs_vcpu_acct **vcpus;
@@ -87,7 +87,7 @@ static inline void hs_window_advance(int64_t window, uint64_t *since, uint64_t t
 /* A shard keeps its share of the limit, so that two readers stay within it too. */
 static inline bool hs_account_full(const struct hs_account *a, unsigned int n, unsigned int max)
 {
-	return n >= max / (a->nshards > 1 ? a->nshards : 1);
+	return n >= max / (a->shard.count > 1 ? a->shard.count : 1);
 }
 
 /* After a failed lookup: 0 and counted when the limit was the cause. */
@@ -105,7 +105,7 @@ void hs_account_front_fold(struct hs_account *a);
 /* A share of the keys (hs_shard_owns). */
 static inline bool hs_account_owns(const struct hs_account *a, int key)
 {
-	return hs_shard_owns(a->shard, a->nshards, key);
+	return hs_shard_owns(a->shard, key);
 }
 
 /* The key hs_account_kvm or hs_account_guest_event files ev under; -1: none. */

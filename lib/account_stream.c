@@ -84,7 +84,7 @@ bool hs_account_keeps(const struct hs_account *a, const struct hs_event *ev)
 	int64_t key;
 
 	/* every shard follows every runqueue */
-	if (a->nshards <= 1 || hs_ev_sched(ev->kind))
+	if (a->shard.count <= 1 || hs_ev_sched(ev->kind))
 		return true;
 	key = hs_account_key(ev);
 	if (account_ranged(&a->opts) ||
@@ -94,12 +94,11 @@ bool hs_account_keeps(const struct hs_account *a, const struct hs_event *ev)
 	return hs_account_owns(a, (int)key);
 }
 
-bool hs_account_kvm_shard(const struct hs_account *a, unsigned int *index, unsigned int *count)
+bool hs_account_kvm_shard(const struct hs_account *a, struct hs_shard *shard)
 {
-	if (a->nshards <= 1 || account_ranged(&a->opts))
+	if (a->shard.count <= 1 || account_ranged(&a->opts))
 		return false;
-	*index = a->shard;
-	*count = a->nshards;
+	*shard = a->shard;
 	return true;
 }
 
@@ -158,7 +157,7 @@ static struct hs_contention *front_contention(struct hs_account *a)
 	if (!f->ctn) {
 		f->ctn = hs_contention_alloc();
 		if (f->ctn)
-			hs_contention_shard(f->ctn, a->shard, a->nshards);
+			hs_contention_shard(f->ctn, a->shard);
 	}
 	return f->ctn;
 }
@@ -341,7 +340,7 @@ void hs_account_front_fold(struct hs_account *a)
 
 bool hs_account_front_splits(const struct hs_account *a)
 {
-	return !account_ranged(&a->opts) && a->nshards <= 1;
+	return !account_ranged(&a->opts) && a->shard.count <= 1;
 }
 
 int hs_account_front_cut(struct hs_account *a)

@@ -46,7 +46,7 @@ struct hs_contention {
 	 * wait untimed.
 	 */
 	struct { int tid; uint64_t ts; } waking_early[CTN_WAKING_EARLY];
-	unsigned int shard, nshards;
+	struct hs_shard shard;
 	bool watching;			/* since a cut: what the halts need is noted */
 	bool watch_full;		/* a thread past CTN_THREADS since the cut */
 };
@@ -56,7 +56,7 @@ struct hs_contention *hs_contention_alloc(void)
 	struct hs_contention *c = calloc(1, sizeof(*c));
 
 	if (c)
-		c->nshards = 1;
+		c->shard.count = 1;
 	return c;
 }
 
@@ -70,10 +70,10 @@ void hs_contention_free(struct hs_contention *c)
 	free(c);
 }
 
-void hs_contention_shard(struct hs_contention *c, unsigned int index, unsigned int count)
+void hs_contention_shard(struct hs_contention *c, struct hs_shard s)
 {
-	c->shard = count > 1 ? index % count : 0;
-	c->nshards = count > 1 ? count : 1;
+	c->shard = s.count > 1 ? (struct hs_shard){ s.index % s.count, s.count, s.salt } :
+				 (struct hs_shard){ 0, 1, 0 };
 }
 
 /* tid's word in known_tid, and its bit there in *bit */
@@ -113,7 +113,7 @@ static void ctn_waking(struct hs_contention *c, const struct hs_event *ev)
 	int tid = ev->sched_wakeup.pid;
 	struct ctn_thread *t;
 
-	if (tid <= 0 || !hs_shard_owns(c->shard, c->nshards, tid))
+	if (tid <= 0 || !hs_shard_owns(c->shard, tid))
 		return;
 	t = ctn_thread_find(c, tid);
 	if (!t) {
@@ -135,7 +135,7 @@ static void ctn_slept(struct hs_contention *c, const struct hs_event *ev)
 	int tid = sw->prev_pid & -(int)(!sw->prev_runnable & (sw->prev_pid > 0));
 	struct ctn_thread *t;
 
-	if (!ctn_maybe_known(c, tid) || !tid || !hs_shard_owns(c->shard, c->nshards, tid))
+	if (!ctn_maybe_known(c, tid) || !tid || !hs_shard_owns(c->shard, tid))
 		return;
 	t = ctn_thread_find(c, tid);
 	if (!t)
@@ -319,7 +319,8 @@ bool hs_contention_resumes(const struct hs_contention *seq, const struct hs_cont
 {
 	if (!after->watching || after->watch_full || !seq->runq != !snap->runq ||
 	    seq->nthreads + after->nthreads >= CTN_THREADS ||
-	    seq->shard != snap->shard || seq->nshards != snap->nshards)
+	    seq->shard.index != snap->shard.index || seq->shard.count != snap->shard.count ||
+	    seq->shard.salt != snap->shard.salt)
 		return false;
 	if (seq->runq && !hs_runq_resumes(seq->runq, snap->runq, after->runq))
 		return false;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "event.h"
+#include "intmap.h"
 #include "runq.h"
 
 /*
@@ -29,10 +30,10 @@ struct hs_contention;
 struct hs_contention *hs_contention_alloc(void);
 void hs_contention_free(struct hs_contention *c);
 /*
- * Keeps the sleeps and wakes of the threads in share index of count only
+ * Keeps the sleeps and wakes of the threads in share s only
  * (hs_account_shard); every runqueue is followed whatever the share.
  */
-void hs_contention_shard(struct hs_contention *c, unsigned int index, unsigned int count);
+void hs_contention_shard(struct hs_contention *c, struct hs_shard s);
 
 /* n sched events (hs_ev_sched) in order: HS_OK, HS_ERR_RUNTIME out of memory. */
 int hs_contention_sched(struct hs_contention *c, const struct hs_event *ev, size_t n);

@@ -27,15 +27,28 @@ static inline uint32_t hs_imap_hash(int key)
 	return (uint32_t)key * 2654435761u;
 }
 
+/* One share of the keys among count (hs_shard_owns); count <= 1: all of them. */
+struct hs_shard {
+	unsigned int index, count;
+	uint32_t salt;		/* picks another division of the same keys */
+};
+
 /*
- * Whether a share of keys (index of count) holds key: by the hash, scaled
- * to [0, count) by its high bits, with no division. vCPU threads of one VM
- * have consecutive tids, which a plain modulo would hand out just as well,
- * but tids picked from a sparse set might not.
+ * Whether a share of keys holds key: by the hash, scaled to [0, count) by
+ * its high bits, with no division. vCPU threads of one VM have consecutive
+ * tids, which a plain modulo would hand out just as well, but tids picked
+ * from a sparse set might not. Few keys can still fall unevenly: the salt
+ * lets the one who divides them try other divisions (lib/shard_plan.c).
  */
-static inline bool hs_shard_owns(unsigned int index, unsigned int count, int key)
+static inline unsigned int hs_shard_of(unsigned int count, uint32_t salt, int key)
 {
-	return count <= 1 || (unsigned int)(((uint64_t)hs_imap_hash(key) * count) >> 32) == index;
+	/* salted before the hash: after it, a salt would only relabel two shares */
+	return (unsigned int)(((uint64_t)hs_imap_hash((int)((uint32_t)key ^ salt)) * count) >> 32);
+}
+
+static inline bool hs_shard_owns(struct hs_shard s, int key)
+{
+	return s.count <= 1 || hs_shard_of(s.count, s.salt, key) == s.index;
 }
 
 static inline long hs_imap_get(const struct hs_imap *m, int key)

@@ -13,33 +13,40 @@
 #include "report_build.h"
 
 /*
- * Two readers side by side, each keeping half of the vCPUs, when the
- * source says the input can be read twice; HALTSTAT_THREADS=1 keeps one
- * reader, =2 splits whatever the size or the CPUs (tests compare the two).
+ * Readers side by side, each keeping a share of the vCPUs, when the
+ * source says the input can be read more than once (and how);
+ * HALTSTAT_THREADS=1 keeps one reader, =2 or =3 splits that many ways
+ * whatever the size or the CPUs (tests compare them).
  */
-static bool load_split(const struct hs_source *src, const char *path)
+static bool load_split(const struct hs_source *src, const char *path, struct hs_shard_plan *plan)
 {
 	const char *env = getenv("HALTSTAT_THREADS");
-	bool forced = env && atoi(env) >= 2;
+	int asked = env ? atoi(env) : 0;
 	cpu_set_t set;
 
-	if ((env && atoi(env) == 1) || !src->splittable)
+	*plan = (struct hs_shard_plan){
+		.readers = asked < 2 ? 0 : asked > HS_SHARD_READERS_MAX ? HS_SHARD_READERS_MAX :
+				   (unsigned int)asked,
+	};
+	if (asked == 1 || !src->splittable)
 		return false;
-	if (!forced && (sched_getaffinity(0, sizeof(set), &set) || CPU_COUNT(&set) < 2))
+	if (asked < 2 && (sched_getaffinity(0, sizeof(set), &set) || CPU_COUNT(&set) < 2))
 		return false;
-	return src->splittable(path, forced);
+	return src->splittable(path, asked >= 2, plan) && plan->readers >= 2;
 }
 
-struct hs_load_half {
+struct hs_load_part {
 	const struct hs_source *src;
 	const char *path;
 	void *share;		/* from src->share_new, or NULL */
 	struct hs_account *acct;
 	struct hs_error err;
 	int ret;
+	pthread_t thread;
+	bool running;
 };
 
-static int load_half(const struct hs_source *src, const char *path, void *share,
+static int load_part(const struct hs_source *src, const char *path, void *share,
 		     struct hs_account *acct, struct hs_error *err)
 {
 	if (share)
@@ -47,66 +54,87 @@ static int load_half(const struct hs_source *src, const char *path, void *share,
 	return src->read(path, acct, err);
 }
 
-static void *load_half_main(void *arg)
+static void *load_part_main(void *arg)
 {
-	struct hs_load_half *h = arg;
+	struct hs_load_part *p = arg;
 
-	h->ret = load_half(h->src, h->path, h->share, h->acct, &h->err);
+	p->ret = load_part(p->src, p->path, p->share, p->acct, &p->err);
 	return NULL;
 }
 
+/* The other readers' parts under way, each in an account of its share. */
+static void load_parts_start(struct hs_load_part *part, unsigned int n,
+			     const struct hs_account *acct, const struct hs_shard_plan *plan,
+			     void *share)
+{
+	for (unsigned int i = 1; i < n; i++) {
+		struct hs_load_part *p = &part[i];
+
+		p->acct = hs_account_alloc(hs_account_options(acct));
+		if (!p->acct)
+			continue;
+		hs_account_shard(p->acct, (struct hs_shard){ i, n, plan->salt });
+		p->share = share;
+		p->running = !pthread_create(&p->thread, NULL, load_part_main, p);
+	}
+}
+
 /*
- * Each thread reads the whole input and keeps half of the vCPU threads
- * (hs_account_shard): decoding twice costs less than the per-vCPU work
- * it splits, and nothing passes between the threads until the end.
+ * Each thread reads the whole input and keeps its share of the vCPU
+ * threads (hs_account_shard): decoding more than once costs less than the
+ * per-vCPU work it splits, and nothing passes between the threads until
+ * the end. All parts must run, or the whole is read once.
  */
 static int load_sharded(const struct hs_source *src, const char *path,
-			struct hs_account *acct, struct hs_error *err)
+			const struct hs_shard_plan *plan, struct hs_account *acct,
+			struct hs_error *err)
 {
-	struct hs_load_half other = { .src = src, .path = path };
-	pthread_t thread;
-	int ret;
+	struct hs_load_part part[HS_SHARD_READERS_MAX] = { 0 };
+	unsigned int n = plan->readers;
+	void *share = src->share_new && src->read_shared ? src->share_new() : NULL;
+	bool all = true;
+	int ret = 0;
 
-	other.acct = hs_account_alloc(hs_account_options(acct));
-	if (!other.acct)
-		return src->read(path, acct, err);
-	hs_account_shard(other.acct, 1, 2);
-	hs_account_shard(acct, 0, 2);
-	if (src->share_new && src->read_shared)
-		other.share = src->share_new();
-	if (pthread_create(&thread, NULL, load_half_main, &other)) {
-		if (other.share)
-			src->share_free(other.share);
-		hs_account_free(other.acct);
-		hs_account_shard(acct, 0, 1);
-		return src->read(path, acct, err);
+	for (unsigned int i = 1; i < n; i++)
+		part[i] = (struct hs_load_part){ .src = src, .path = path };
+	load_parts_start(part, n, acct, plan, share);
+	for (unsigned int i = 1; i < n; i++)
+		all &= part[i].running;
+	if (all) {
+		hs_account_shard(acct, (struct hs_shard){ 0, n, plan->salt });
+		ret = load_part(src, path, share, acct, err);
 	}
-	ret = load_half(src, path, other.share, acct, err);
-	pthread_join(thread, NULL);
-	if (other.share)
-		src->share_free(other.share);
-	if (!ret && other.ret) {
-		ret = other.ret;
-		if (err)
-			*err = other.err;
+	for (unsigned int i = 1; i < n; i++)
+		if (part[i].running)
+			pthread_join(part[i].thread, NULL);
+	if (share)
+		src->share_free(share);
+	for (unsigned int i = 1; i < n && all; i++) {
+		if (!ret && part[i].ret) {
+			ret = part[i].ret;
+			if (err)
+				*err = part[i].err;
+		}
+		if (!ret && hs_account_absorb(acct, part[i].acct))
+			ret = hs_error_set(err, HS_ERR_RUNTIME, "%s: out of memory", path);
 	}
-	if (!ret && hs_account_absorb(acct, other.acct))
-		ret = hs_error_set(err, HS_ERR_RUNTIME, "%s: out of memory", path);
-	hs_account_free(other.acct);
-	return ret;
+	for (unsigned int i = 1; i < n; i++)
+		hs_account_free(part[i].acct);
+	return all ? ret : src->read(path, acct, err);
 }
 
 struct hs_account *hs_account_load(const struct hs_source *src, const char *path,
 				   const struct hs_account_opts *opts, struct hs_error *err)
 {
 	struct hs_account *acct = hs_account_alloc(opts);
+	struct hs_shard_plan plan;
 	int ret;
 
 	if (!acct) {
 		hs_error_set(err, HS_ERR_RUNTIME, "cannot set up the accounting: out of memory");
 		return NULL;
 	}
-	ret = load_split(src, path) ? load_sharded(src, path, acct, err) :
+	ret = load_split(src, path, &plan) ? load_sharded(src, path, &plan, acct, err) :
 	      src->read(path, acct, err);
 	if (ret) {
 		hs_account_free(acct);

@@ -7,6 +7,7 @@
 #include "account.h"
 #include "error.h"
 #include "report.h"
+#include "shard_plan.h"
 
 /*
  * The read side, source -> accounting -> report model, for every command
@@ -17,14 +18,16 @@ struct hs_source {
 	/* Reads path ("-": standard input) into acct: HS_OK or an hs_status with err set. */
 	int (*read)(const char *path, struct hs_account *acct, struct hs_error *err);
 	/*
-	 * Whether the input can be read twice, at once, and decoding it is cheap
-	 * next to the per-vCPU work; forced: whenever it can be read twice.
+	 * Whether the input can be read more than once, at once, and decoding
+	 * it is cheap next to the per-vCPU work, with how many readers and how
+	 * they share the vCPUs in *plan; forced: whenever it can be read more
+	 * than once (plan is then left as it is).
 	 */
-	bool (*splittable)(const char *path, bool forced);
+	bool (*splittable)(const char *path, bool forced, struct hs_shard_plan *plan);
 	/*
-	 * Optional: work the two readers of a split input do once for both
+	 * Optional: work two readers of a split input do once for both
 	 * (inflating a compressed trace.dat), made before they start and freed
-	 * after both have ended; read_shared is read with it (NULL: alone).
+	 * after all have ended; read_shared is read with it (NULL: alone).
 	 */
 	void *(*share_new)(void);
 	void (*share_free)(void *share);

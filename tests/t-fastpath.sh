@@ -22,16 +22,17 @@ same() {
 	if out=$(python3 "$JCMP" "$2" "$3" $4 2>&1); then ok "$1"; else fail "$1" "$(head -3 <<<"$out" | tr '\n' ' ')"; fi
 }
 
-# two_readers NAME FILE: one reader and two give the same JSON and text,
-# byte for byte, and the same exit status (within a minute: no hang)
+# two_readers NAME FILE: one reader, two and three give the same JSON and
+# text, byte for byte, and the same exit status (within a minute: no hang)
 two_readers() {
 	local n
 	for fmt in --json ""; do
-		for n in 1 2; do
+		for n in 1 2 3; do
 			HALTSTAT_THREADS=$n timeout 60 "$HALTSTAT" report -i "$2" $fmt >"$TMP/readers$n" 2>&1
 			echo "exit $?" >>"$TMP/readers$n"
 		done
 		check "$1-two-readers-identical${fmt:+-json}" cmp "$TMP/readers1" "$TMP/readers2"
+		check "$1-three-readers-identical${fmt:+-json}" cmp "$TMP/readers1" "$TMP/readers3"
 	done
 }
 
@@ -178,13 +179,32 @@ for opts in "--missed --backwards --cpus 3" "--big-endian --extend --long --back
 	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["events"]["sched_switch"])' \
 		"$TMP/$name.one" 2>&1)
 	check_eq "fastpath-$name-sched-counted-as-written" "$want" "$got"
-	for mode in HALTSTAT_THREADS=2 HALTSTAT_PIPE=1; do
+	for mode in HALTSTAT_THREADS=2 HALTSTAT_THREADS=3 HALTSTAT_PIPE=1; do
 		env $mode "$HALTSTAT" report -i "$TMP/$name.dat" --json >"$TMP/$name.$mode" 2>&1
 		check "fastpath-$name-$mode-bit-identical" cmp "$TMP/$name.one" "$TMP/$name.$mode"
 	done
 	HALTSTAT_READER=libtracecmd "$HALTSTAT" report -i "$TMP/$name.dat" --json >"$TMP/$name.ltc" 2>&1
 	same "fastpath-$name-own-equals-libtracecmd" "$TMP/$name.one" "$TMP/$name.ltc"
 done
+
+# The first look's plan (lib/shard_plan.c): three VMs of one vCPU each,
+# halts nearly every event, which the plain hash of their tids puts two to
+# a reader, are read by three readers, one vCPU each; eight vCPUs that it
+# splits 4:4 keep it and two readers. The report is the one reader's.
+plan_case() {
+	local name=$1 want=$2; shift 2
+	local f=$TMP/plan-$name.dat got
+	if ! "$SYNTH" "$@" -o "$f" -j /dev/null >/dev/null 2>&1; then
+		fail "fastpath-plan-$name" "hs-synth failed"; return
+	fi
+	HALTSTAT_SPLIT_TRACE=1 "$HALTSTAT" report -i "$f" --json >"$f.plan.json" 2>"$f.err"
+	got=$(grep -o '[0-9]* readers, salt [0-9]*' "$f.err")
+	check_eq "fastpath-plan-$name-chosen" "$want" "${got:-none}"
+	HALTSTAT_THREADS=1 "$HALTSTAT" report -i "$f" --json >"$f.one.json" 2>&1
+	check "fastpath-plan-$name-bit-identical" cmp "$f.one.json" "$f.plan.json"
+}
+plan_case 3vms "3 readers, salt 2027808484" -s 6 -v 3 -V 3 -H 67000 -g 20us,30us,50us -c 1
+plan_case 8vcpus "2 readers, salt 0" -s 2 -v 8 -V 2 -H 25000 -g exp:40us -c 4
 
 # A real recording from this machine: power:cpu_idle (guest idle, the
 # events a guest records) and sched:sched_switch noise while two sleepers

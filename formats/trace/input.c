@@ -274,19 +274,43 @@ int hs_input_read(const char *path, struct hs_account *acct, struct hs_error *er
 }
 
 /*
- * Two readers side by side (lib/pipeline.c), each keeping half of the
- * vCPUs: both decode every event and follow every runqueue, so they pay
+ * Readers side by side (lib/pipeline.c), each keeping a share of the
+ * vCPUs: all decode every event and follow every runqueue, so they pay
  * only where the per-vCPU work (the what-if, most of it) is a large part of
  * the report, as when halts are a tenth of the events or more (measured
  * here: 2000000 halts in 3983352 events, 418 ms on one thread, 298 ms on
- * two; 80000 in 3147941, 161 against 177). Elsewhere a large input is read
- * on one thread and accounted on another (sink_pipe.c). Asked for
- * (HALTSTAT_THREADS=2), at any share. Only a regular trace.dat file that
- * haltstat's own readers decode can be read twice.
+ * two; 80000 in 3147941, 161 against 177), and where the halts fall on
+ * more than one vCPU (hs_shard_plan_choose). Elsewhere a large input is
+ * read on one thread and accounted on another (sink_pipe.c). Asked for
+ * (HALTSTAT_THREADS=2 or 3), at any share. Only a regular trace.dat file
+ * that haltstat's own readers decode can be read more than once.
  */
 #define INPUT_SPLIT_HALT_SHARE 0.10
 
-static bool input_splittable(const char *path, bool forced)
+/* The plan from a first look at a file with head h; false: read it once. */
+static bool input_plan(const char *path, int fd, const unsigned char *map, size_t len,
+		       const struct hs_td_head *h, struct hs_shard_plan *plan)
+{
+	struct hs_td_look look;
+
+	hs_td_first_look(path, fd, map, len, h, &look);
+	if (!look.events || (double)look.halts < INPUT_SPLIT_HALT_SHARE * (double)look.events)
+		return false;
+	if (look.many) {
+		*plan = (struct hs_shard_plan){ .readers = 2 };
+		return true;
+	}
+	/* two readers of a compressed file inflate each chunk once between them, a third alone */
+	hs_shard_plan_choose(look.load, look.ntids, look.events, h->version[0] == '7' ? 2 : 3,
+			     plan);
+	/* for the tests: what the first look chose */
+	if (getenv("HALTSTAT_SPLIT_TRACE"))
+		fprintf(stderr, "haltstat: %u readers, salt %u (%u vCPU threads)\n", plan->readers,
+			(unsigned int)plan->salt, look.ntids);
+	return true;
+}
+
+static bool input_splittable(const char *path, bool forced, struct hs_shard_plan *plan)
 {
 	const char *rd = getenv("HALTSTAT_READER");
 	struct stat st;
@@ -310,8 +334,7 @@ static bool input_splittable(const char *path, bool forced)
 
 		madvise(map, (size_t)st.st_size, MADV_RANDOM);
 		if (!hs_td_head_parse(map, (size_t)st.st_size, &h, NULL) && hs_td_head_own_reader(&h))
-			split = forced || hs_td_halt_share(path, fd, map, (size_t)st.st_size, &h) >=
-						  INPUT_SPLIT_HALT_SHARE;
+			split = forced || input_plan(path, fd, map, (size_t)st.st_size, &h, plan);
 		munmap(map, (size_t)st.st_size);
 	}
 	close(fd);

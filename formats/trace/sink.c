@@ -56,5 +56,5 @@ void hs_sink_account(struct hs_sink *sink, struct hs_account *acct)
 		.priv = acct, .meta = hs_account_meta(acct),
 	};
 	if (sharded)
-		hs_account_kvm_shard(acct, &sink->kvm_shard.index, &sink->kvm_shard.count);
+		hs_account_kvm_shard(acct, &sink->kvm_shard);
 }

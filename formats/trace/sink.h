@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "../../lib/event.h"
+#include "../../lib/intmap.h"
 #include "../../lib/meta.h"
 
 struct hs_account;
@@ -34,12 +35,10 @@ struct hs_sink {
 	bool (*keeps)(void *priv, const struct hs_event *ev);
 	/*
 	 * Optional, with keeps(): count > 1 says that of the kvm events keeps()
-	 * is true for those whose tid hs_shard_owns(index, count, tid) names
-	 * (and any negative tid), which a decoder may then tell without a call.
+	 * is true for those whose tid hs_shard_owns(kvm_shard, tid) names (and
+	 * any negative tid), which a decoder may then tell without a call.
 	 */
-	struct hs_sink_shard {
-		unsigned int index, count;
-	} kvm_shard;
+	struct hs_shard kvm_shard;
 	void (*count)(void *priv, const struct hs_event_tally *t);
 	/*
 	 * Optional: true when the sink would only count the recording's sched

@@ -70,7 +70,7 @@ struct td_dec {
 	int io_err;			/* errno of a failed pread */
 	bool z_err;			/* a chunk did not inflate */
 	const struct hs_sink *drop;	/* sink that tells events to drop, or NULL */
-	struct hs_sink_shard kvm_shard;	/* kvm events drop keeps, count 0: ask */
+	struct hs_shard kvm_shard;	/* kvm events drop keeps, count 0: ask */
 	bool count_sched;		/* the sink only counts sched events (hs_sink.sched_counted) */
 	struct hs_event_tally tally;	/* the events dropped or counted here */
 	bool stats_used;		/* losses came from the trailer or CPUSTAT */
@@ -310,7 +310,7 @@ static inline void td_kvm_record(struct td_dec *d, struct td_cur *c, const struc
 
 	ev->kind = (uint8_t)kind;
 	hs_ev_kvm_fast(k, pl, ev);
-	keep = (ev->tid < 0) | hs_shard_owns(d->kvm_shard.index, d->kvm_shard.count, ev->tid);
+	keep = (ev->tid < 0) | hs_shard_owns(d->kvm_shard, ev->tid);
 	c->key[c->qn] = c->w.ts;
 	ev->ts = ts;
 	ev->cpu = c->cpu;
@@ -977,7 +977,7 @@ int hs_td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_stat
 			    .win_cap = td_win_cap(f, half ? 2 * ncur : ncur),
 			    .drop = s->keeps && s->count ? s : NULL,
 			    .kvm_shard = s->keeps && s->count ? s->kvm_shard :
-							     (struct hs_sink_shard){ 0 },
+							     (struct hs_shard){ 0 },
 			    .count_sched = s->count && s->sched_counted && s->sched_counted(s->priv),
 			    .tally = { .first_ts = UINT64_MAX },
 			    .half = half, .cut = half ? half->cut : UINT64_MAX };

@@ -18,6 +18,7 @@
 #include "../../lib/evdecode.h"
 #include "../../lib/meta.h"
 #include "../../lib/error.h"
+#include "../../lib/shard_plan.h"
 #include "sink.h"
 
 struct tep_handle;
@@ -80,13 +81,21 @@ struct hs_td_share;
 int hs_td_read_sink(const char *path, int fd, const unsigned char *buf, size_t len, bool v7,
 		    struct hs_sink *sink, struct hs_td_share *share, struct hs_error *err);
 /*
- * The share of kvm_vcpu_wakeup among the first 65536 analysed events of a
- * trace.dat with head h, which haltstat's own readers decode
- * (hs_td_head_own_reader): how much of its report is per-vCPU work, before
- * reading it for real.
+ * What the first analysed events of a trace.dat with head h, which
+ * haltstat's own readers decode (hs_td_head_own_reader), show of its
+ * report before it is read for real: how many are halts
+ * (kvm_vcpu_wakeup), how much of it is per-vCPU work, and on which vCPU
+ * threads (shard_plan.h).
  */
-double hs_td_halt_share(const char *path, int fd, const unsigned char *buf, size_t len,
-			const struct hs_td_head *h);
+#define HS_TD_LOOK_TIDS 64
+struct hs_td_look {
+	uint64_t events, halts;
+	struct hs_shard_load load[HS_TD_LOOK_TIDS];
+	unsigned int ntids;
+	bool many;		/* more vCPU threads than load[] holds */
+};
+void hs_td_first_look(const char *path, int fd, const unsigned char *buf, size_t len,
+		      const struct hs_td_head *h, struct hs_td_look *look);
 /*
  * hs_tracedat_read for a file also open on fd (-1: buf is all there is);
  * share: what it does once with another reader of the file, or NULL.

@@ -70,57 +70,72 @@ int hs_td_read_sink(const char *path, int fd, const unsigned char *buf, size_t l
 	return ret;
 }
 
-/* The first events of a file, counted by kind until there are HS_TD_SAMPLE_EVENTS. */
-struct td_sample {
-	uint64_t n, wakeups;
-};
+/* The first events of a file, counted until there are HS_TD_LOOK_EVENTS. */
+#define HS_TD_LOOK_EVENTS 16384
 
-#define HS_TD_SAMPLE_EVENTS 16384
-
-static int td_sample_events(void *priv, const struct hs_event *ev, size_t n)
+static void td_look_halt(struct hs_td_look *t, int tid)
 {
-	struct td_sample *t = priv;
+	unsigned int i = 0;
+
+	while (i < t->ntids && t->load[i].tid != tid)
+		i++;
+	if (i == t->ntids) {
+		if (i == HS_TD_LOOK_TIDS) {
+			t->many = true;
+			return;
+		}
+		t->load[t->ntids++] = (struct hs_shard_load){ .tid = tid };
+	}
+	t->load[i].halts++;
+}
+
+static int td_look_events(void *priv, const struct hs_event *ev, size_t n)
+{
+	struct hs_td_look *t = priv;
 
 	for (size_t i = 0; i < n; i++)
-		t->wakeups += ev[i].kind == HS_EV_VCPU_WAKEUP;
-	t->n += n;
+		if (ev[i].kind == HS_EV_VCPU_WAKEUP) {
+			t->halts++;
+			td_look_halt(t, ev[i].tid);
+		}
+	t->events += n;
 	/* enough: stop the reader (not an error of the file's) */
-	return t->n >= HS_TD_SAMPLE_EVENTS ? HS_ERR_RUNTIME : 0;
+	return t->events >= HS_TD_LOOK_EVENTS ? HS_ERR_RUNTIME : 0;
 }
 
-static int td_sample_event(void *priv, const struct hs_event *ev)
+static int td_look_event(void *priv, const struct hs_event *ev)
 {
-	return td_sample_events(priv, ev, 1);
+	return td_look_events(priv, ev, 1);
 }
 
-static void td_sample_lost(void *priv, int cpu, uint64_t count, bool known)
+static void td_look_lost(void *priv, int cpu, uint64_t count, bool known)
 {
 	(void)priv, (void)cpu, (void)count, (void)known;
 }
 
-static void td_sample_thread(void *priv, int tid, int tgid, const char *comm)
+static void td_look_thread(void *priv, int tid, int tgid, const char *comm)
 {
 	(void)priv, (void)tid, (void)tgid, (void)comm;
 }
 
-static void td_sample_process(void *priv, int tgid, const char *comm, const char *vm)
+static void td_look_process(void *priv, int tgid, const char *comm, const char *vm)
 {
 	(void)priv, (void)tgid, (void)comm, (void)vm;
 }
 
-double hs_td_halt_share(const char *path, int fd, const unsigned char *buf, size_t len,
-			const struct hs_td_head *h)
+void hs_td_first_look(const char *path, int fd, const unsigned char *buf, size_t len,
+		      const struct hs_td_head *h, struct hs_td_look *look)
 {
-	struct td_sample t = { 0 };
 	struct hs_meta meta;
 	struct hs_sink sink = {
-		.event = td_sample_event, .events = td_sample_events, .lost = td_sample_lost,
-		.thread = td_sample_thread, .process = td_sample_process, .priv = &t, .meta = &meta,
+		.event = td_look_event, .events = td_look_events, .lost = td_look_lost,
+		.thread = td_look_thread, .process = td_look_process, .priv = look,
+		.meta = &meta,
 	};
 
+	memset(look, 0, sizeof(*look));
 	hs_meta_init(&meta);
 	hs_td_read_sink(path, fd, buf, len, h->version[0] == '7', &sink, NULL, NULL);
-	return t.n ? (double)t.wakeups / (double)t.n : 0;
 }
 
 int hs_tracedat_read_fd(const char *path, int fd, const unsigned char *buf, size_t len,

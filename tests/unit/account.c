@@ -564,8 +564,8 @@ static void test_shards(void)
 								   acct_new(0, 0, 0, 0) };
 	unsigned int i, same = 1;
 
-	hs_account_shard(sh[0], 0, 2);
-	hs_account_shard(sh[1], 1, 2);
+	hs_account_shard(sh[0], (struct hs_shard){ 0, 2, 0 });
+	hs_account_shard(sh[1], (struct hs_shard){ 1, 2, 0 });
 	shard_stream(&one, 1);
 	shard_stream(sh, 2);
 	CHECK(hs_account_nvcpus(sh[0]) > 0 && hs_account_nvcpus(sh[1]) > 0 &&
