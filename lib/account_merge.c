@@ -119,8 +119,7 @@ bool hs_account_sharded(const struct hs_account *a)
 
 void hs_account_shard(struct hs_account *a, struct hs_shard s)
 {
-	a->shard = s.count > 1 ? (struct hs_shard){ s.index % s.count, s.count, s.salt } :
-				 (struct hs_shard){ 0, 1, 0 };
+	a->shard = hs_shard_norm(s);
 }
 
 /* Both lists are in order of first appearance: so is their merge. */

@@ -72,8 +72,7 @@ void hs_contention_free(struct hs_contention *c)
 
 void hs_contention_shard(struct hs_contention *c, struct hs_shard s)
 {
-	c->shard = s.count > 1 ? (struct hs_shard){ s.index % s.count, s.count, s.salt } :
-				 (struct hs_shard){ 0, 1, 0 };
+	c->shard = hs_shard_norm(s);
 }
 
 /* tid's word in known_tid, and its bit there in *bit */

@@ -34,7 +34,7 @@ struct hs_shard {
 };
 
 /*
- * Whether a share of keys holds key: by the hash, scaled to [0, count) by
+ * Which of count shares holds key: by the hash, scaled to [0, count) by
  * its high bits, with no division. vCPU threads of one VM have consecutive
  * tids, which a plain modulo would hand out just as well, but tids picked
  * from a sparse set might not. Few keys can still fall unevenly: the salt
@@ -46,6 +46,14 @@ static inline unsigned int hs_shard_of(unsigned int count, uint32_t salt, int ke
 	return (unsigned int)(((uint64_t)hs_imap_hash((int)((uint32_t)key ^ salt)) * count) >> 32);
 }
 
+/* s as a holder keeps it: an index within count, or all keys (count 1). */
+static inline struct hs_shard hs_shard_norm(struct hs_shard s)
+{
+	return s.count > 1 ? (struct hs_shard){ s.index % s.count, s.count, s.salt } :
+			     (struct hs_shard){ 0, 1, 0 };
+}
+
+/* Whether share s holds key. */
 static inline bool hs_shard_owns(struct hs_shard s, int key)
 {
 	return s.count <= 1 || hs_shard_of(s.count, s.salt, key) == s.index;
