@@ -62,21 +62,25 @@ static void *load_part_main(void *arg)
 	return NULL;
 }
 
-/* The other readers' parts under way, each in an account of its share. */
-static void load_parts_start(struct hs_load_part *part, unsigned int n,
-			     const struct hs_account *acct, const struct hs_shard_plan *plan,
-			     void *share)
+/* The other readers' parts under way, each in an account of its share; false: not all. */
+static bool load_parts_start(const struct hs_source *src, const char *path,
+			     struct hs_load_part *part, const struct hs_account *acct,
+			     const struct hs_shard_plan *plan, void *share)
 {
-	for (unsigned int i = 1; i < n; i++) {
+	bool all = true;
+
+	for (unsigned int i = 1; i < plan->readers; i++) {
 		struct hs_load_part *p = &part[i];
 
-		p->acct = hs_account_alloc(hs_account_options(acct));
-		if (!p->acct)
-			continue;
-		hs_account_shard(p->acct, (struct hs_shard){ i, n, plan->salt });
-		p->share = share;
-		p->running = !pthread_create(&p->thread, NULL, load_part_main, p);
+		*p = (struct hs_load_part){ .src = src, .path = path, .share = share,
+					    .acct = hs_account_alloc(hs_account_options(acct)) };
+		if (p->acct) {
+			hs_account_shard(p->acct, (struct hs_shard){ i, plan->readers, plan->salt });
+			p->running = !pthread_create(&p->thread, NULL, load_part_main, p);
+		}
+		all &= p->running;
 	}
+	return all;
 }
 
 /*
@@ -92,14 +96,9 @@ static int load_sharded(const struct hs_source *src, const char *path,
 	struct hs_load_part part[HS_SHARD_READERS_MAX] = { 0 };
 	unsigned int n = plan->readers;
 	void *share = src->share_new && src->read_shared ? src->share_new() : NULL;
-	bool all = true;
+	bool all = load_parts_start(src, path, part, acct, plan, share);
 	int ret = 0;
 
-	for (unsigned int i = 1; i < n; i++)
-		part[i] = (struct hs_load_part){ .src = src, .path = path };
-	load_parts_start(part, n, acct, plan, share);
-	for (unsigned int i = 1; i < n; i++)
-		all &= part[i].running;
 	if (all) {
 		hs_account_shard(acct, (struct hs_shard){ 0, n, plan->salt });
 		ret = load_part(src, path, share, acct, err);

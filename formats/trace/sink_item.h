@@ -45,6 +45,12 @@ union pipe_slot {
 };
 _Static_assert(sizeof(union pipe_slot) == 32, "a pipe slot is 32 bytes");
 
+/* The slots an event of kind takes: a halt two, its facts in the second. */
+static inline unsigned int pipe_slots(int kind)
+{
+	return kind == HS_EV_VCPU_WAKEUP ? 2 : 1;
+}
+
 /* An analysed event into an item: false for a kind that has no place in one. */
 static inline bool pipe_pack(struct pipe_item *it, const struct hs_event *ev)
 {
@@ -92,6 +98,18 @@ static inline void pipe_pack_facts(struct pipe_item *it, struct pipe_facts *f,
 	it->a = (facts->tracked ? PIPE_FACT_TRACKED : 0) | (facts->runq.known ? PIPE_FACT_KNOWN : 0);
 	*f = (struct pipe_facts){ facts->runq.cut_ns, facts->runq.busy_ns, facts->runq.slept_ns,
 				  facts->woken_ns };
+}
+
+/* An event the front passed, a halt with its facts, into its pipe_slots() slots at s. */
+static inline bool pipe_pack_event(union pipe_slot *s, const struct hs_event *ev,
+				   const struct hs_halt_facts *facts)
+{
+	s->item.kind = PIPE_EVENT;
+	if (!pipe_pack(&s->item, ev))
+		return false;
+	if (ev->kind == HS_EV_VCPU_WAKEUP)
+		pipe_pack_facts(&s[0].item, &s[1].facts, facts);
+	return true;
 }
 
 #endif

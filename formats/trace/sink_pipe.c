@@ -146,8 +146,7 @@ static int pipe_apply(struct hs_sink_pipe *p, struct pipe_batch *b)
 		case PIPE_EVENT:
 			if (!ret)
 				ret = pipe_apply_event(p, &b->slot[i]);
-			if (it->ev_kind == HS_EV_VCPU_WAKEUP)
-				i++;
+			i += pipe_slots(it->ev_kind) - 1;
 			break;
 		case PIPE_LOST:
 			hs_account_back_lost(p->acct, it->cpu, it->b, it->flag);
@@ -279,7 +278,7 @@ static int pipe_event(void *priv, const struct hs_event *ev)
 {
 	struct hs_sink_pipe *p = priv;
 	struct pipe_batch *b = p->cur;
-	unsigned int n = ev->kind == HS_EV_VCPU_WAKEUP ? 2 : 1;
+	unsigned int n = pipe_slots(ev->kind);
 	struct hs_halt_facts facts;
 	union pipe_slot *s;
 	bool pass;
@@ -297,13 +296,8 @@ static int pipe_event(void *priv, const struct hs_event *ev)
 		s = &b->slot[b->n];
 		b->n += n;
 	}
-	s->item.kind = PIPE_EVENT;
 	/* only the analysed kinds reach a sink */
-	if (!pipe_pack(&s->item, ev))
-		return HS_ERR_RUNTIME;
-	if (n == 2)
-		pipe_pack_facts(&s[0].item, &s[1].facts, &facts);
-	return 0;
+	return pipe_pack_event(s, ev, &facts) ? 0 : HS_ERR_RUNTIME;
 }
 
 /* the sched events stay here: a run of them in one call */
@@ -466,7 +460,7 @@ void hs_sink_pipe_append(struct hs_sink_pipe *p, const union pipe_slot *slot, si
 
 		/* as many as the batch holds, a halt's two slots together */
 		while (i + k < n) {
-			size_t m = slot[i + k].item.ev_kind == HS_EV_VCPU_WAKEUP ? 2 : 1;
+			size_t m = pipe_slots(slot[i + k].item.ev_kind);
 
 			if (k + m > room)
 				break;

@@ -9,7 +9,6 @@
  * its part (second_join).
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "../../lib/account.h"
 #include "../../lib/hugebuf.h"
@@ -48,22 +47,17 @@ static int second_map(struct sink_second *q)
 static int second_keep(struct sink_second *q, const struct hs_event *ev,
 		       const struct hs_halt_facts *facts)
 {
-	unsigned int n = ev->kind == HS_EV_VCPU_WAKEUP ? 2 : 1;
+	unsigned int n = pipe_slots(ev->kind);
 	union pipe_slot *s;
 
 	if (q->n + n > SECOND_SLOTS || (!q->slot && second_map(q))) {
 		q->broken = true;
 		return HS_ERR_RUNTIME;
 	}
+	/* zeroed, as mapped, and each slot written once */
 	s = &q->slot[q->n];
 	q->n += n;
-	memset(s, 0, sizeof(*s));
-	s->item.kind = PIPE_EVENT;
-	if (!pipe_pack(&s->item, ev))
-		return HS_ERR_RUNTIME;
-	if (n == 2)
-		pipe_pack_facts(&s[0].item, &s[1].facts, facts);
-	return 0;
+	return pipe_pack_event(s, ev, facts) ? 0 : HS_ERR_RUNTIME;
 }
 
 static int second_event(void *priv, const struct hs_event *ev)
