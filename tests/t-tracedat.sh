@@ -131,13 +131,26 @@ if have trace-cmd; then
 			{ fail "v7none-$f" "trace-cmd convert failed"; continue; }
 		"$RD" --raw "$TMP/$f.v7n" >"$TMP/$f.v7nout" 2>&1
 		same_events "v7none-$f-same-events" "$TMP/$f.out" "$TMP/$f.v7nout"
-		if $Z7 "$TMP/$f.v7n" "$TMP/$f.v7z" 5000 2>"$TMP/z7.err"; then
+		if $Z7 "$TMP/$f.v7n" "$TMP/$f.v7z" 5000 >/dev/null 2>"$TMP/z7.err"; then
 			"$RD" --raw "$TMP/$f.v7z" >"$TMP/$f.v7zout" 2>&1
 			same_events "v7zlib-$f-same-events" "$TMP/$f.out" "$TMP/$f.v7zout"
 		else
 			fail "v7zlib-$f" "$(cat "$TMP/z7.err")"
 		fi
 	done
+	# one chunk a CPU, each larger compressed than the blocks the reader
+	# reads compressed bytes in (tracedat_chunks.c): read whole instead
+	synth onechunk --events 60000 --cpus 2
+	if trace-cmd convert --file-version 7 --compression none -i "$TMP/onechunk.dat" \
+		-o "$TMP/onechunk.v7n" >/dev/null 2>&1 &&
+	   big=$($Z7 "$TMP/onechunk.v7n" "$TMP/onechunk.v7z" 4000000 2>"$TMP/z7.err"); then
+		[ "$big" -gt 131072 ] && ok "v7zlib-onechunk-size ($big bytes)" ||
+			fail v7zlib-onechunk-size "largest chunk $big bytes: not past a read block"
+		"$RD" --raw "$TMP/onechunk.v7z" >"$TMP/onechunk.v7zout" 2>&1
+		same_events v7zlib-onechunk-same-events "$TMP/onechunk.out" "$TMP/onechunk.v7zout"
+	else
+		fail v7zlib-onechunk "$(cat "$TMP/z7.err")"
+	fi
 	check_eq v7-format-none "trace.dat v7 (none)" "$(val "$TMP/plain.v7nout" format)"
 	check_eq v7-format-zlib "trace.dat v7 (zlib)" "$(val "$TMP/plain.v7zout" format)"
 	check_eq missed-v7zlib-known "$(val "$TMP/missed.exp" lost_known)" "$(val "$TMP/missed.v7zout" lost_known)"

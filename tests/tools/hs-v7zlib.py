@@ -8,6 +8,7 @@ each CPU's pages become a chunk count and chunks of CHUNK_BYTES, and
 the options sections follow at the end with their offsets rewritten.
 
 hs-v7zlib.py IN OUT [CHUNK_BYTES]  (default 10 pages; any size, pages may straddle)
+Prints the largest compressed chunk's size.
 """
 import struct
 import sys
@@ -39,6 +40,7 @@ def main():
         return new
 
     def buffer(o):
+        nonlocal largest
         sec = struct.unpack_from("<Q", o)[0]
         sid, _, sstr, _ = struct.unpack_from("<HHIQ", d, sec)
         r = o.index(b"\0", 8) + 1
@@ -60,12 +62,14 @@ def main():
             out.extend(struct.pack("<I", len(chunks)))
             for ch in chunks:
                 z = zlib.compress(ch, 9)
+                largest = max(largest, len(z))
                 out.extend(struct.pack("<II", len(z), len(ch)) + z)
             ents.append(struct.pack("<IQQ", cid, at, len(out) - at - 4))
         out[hdr:hdr + 16] = struct.pack("<HHIQ", sid, 1, sstr, len(out) - hdr - 16)
         return struct.pack("<Q", hdr) + head + struct.pack("<I", ncpu) + b"".join(ents)
 
     # sections and CPU data first, then the options sections in their order
+    largest = 0
     opts = []
     off = first
     while off:
@@ -95,6 +99,7 @@ def main():
         out.extend(struct.pack("<HHIQ", 0, 0, sstr, size) + body)
         out.extend(struct.pack("<HIQ", 0, 8, nxt_at if more else 0))
     open(sys.argv[2], "wb").write(out)
+    print(largest)
 
 
 if __name__ == "__main__":
