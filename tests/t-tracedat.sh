@@ -151,6 +151,20 @@ if have trace-cmd; then
 	else
 		fail v7zlib-onechunk "$(cat "$TMP/z7.err")"
 	fi
+	# damaged chunk headers, found as the chunks are read: by one reader,
+	# and by the report's two, which inflate each chunk once between them
+	for d in "csize:compressed chunk size" "usize:does not inflate" "count:compressed chunk header"; do
+		if $Z7 "$TMP/plain.v7n" "$TMP/dmg.v7z" 5000 "${d%%:*}" >/dev/null 2>"$TMP/z7.err"; then
+			bad "v7zlib-${d%%:*}" "$TMP/dmg.v7z" "${d#*:}"
+			HALTSTAT_THREADS=2 "$HALTSTAT" report -i "$TMP/dmg.v7z" -o /dev/null 2>"$TMP/dmg.err"
+			rc=$?
+			[ "$rc" -eq 3 ] && [ "$(wc -l <"$TMP/dmg.err")" -eq 1 ] && grep -q -- "${d#*:}" "$TMP/dmg.err" &&
+				ok "v7zlib-${d%%:*}-two-readers" ||
+				fail "v7zlib-${d%%:*}-two-readers" "rc=$rc: $(head -c 300 "$TMP/dmg.err")"
+		else
+			fail "v7zlib-${d%%:*}" "$(cat "$TMP/z7.err")"
+		fi
+	done
 	check_eq v7-format-none "trace.dat v7 (none)" "$(val "$TMP/plain.v7nout" format)"
 	check_eq v7-format-zlib "trace.dat v7 (zlib)" "$(val "$TMP/plain.v7zout" format)"
 	check_eq missed-v7zlib-known "$(val "$TMP/missed.exp" lost_known)" "$(val "$TMP/missed.v7zout" lost_known)"

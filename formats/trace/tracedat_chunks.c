@@ -47,6 +47,7 @@ struct td_inflater {
 	struct hs_hugebuf zread;	/* TD_ZREAD_BLOCKS blocks of TD_ZREAD_BLOCK */
 	struct td_zblock blk[TD_ZREAD_BLOCKS];
 	uint64_t tick;
+	uint64_t win_bytes;		/* the CPUs' windows, all told: within TD_MAX_CHUNKS_TOTAL */
 };
 
 
@@ -186,17 +187,20 @@ static uint32_t chunk_u32(const struct td_file *f, const unsigned char *p)
 /* How many of a CPU's next chunks a reader inflates while it waits for one */
 #define TD_AHEAD 4
 
-/* The chunk at pos: its compressed and inflated sizes, checked; -1: bad. */
-static int chunk_head(const struct td_file *f, uint64_t pos, uint32_t *c, uint32_t *u)
+/* The chunk at pos, before end: its compressed and inflated sizes, checked; -1: bad. */
+static int chunk_head(const struct td_file *f, uint64_t pos, uint64_t end, uint32_t *c,
+		      uint32_t *u)
 {
 	unsigned char hdr[8];
 	const unsigned char *h;
 
 	if (pos > f->len || f->len - pos < 8 || !(h = hs_td_bytes(f, pos, 8, hdr)))
 		return chunk_fail(f->z, HS_ERR_INPUT, "truncated trace.dat: compressed chunk", pos);
+	if (end < pos + 8)
+		return chunk_fail(f->z, HS_ERR_INPUT, "corrupt trace.dat: compressed chunk header", pos);
 	*c = chunk_u32(f, h);
 	*u = chunk_u32(f, h + 4);
-	if (*c > f->len - pos - 8 || *c > TD_MAX_ZCHUNK || *u > TD_MAX_CHUNK)
+	if (*c > f->len - pos - 8 || *c > end - pos - 8 || *c > TD_MAX_ZCHUNK || *u > TD_MAX_CHUNK)
 		return chunk_fail(f->z, HS_ERR_INPUT, "corrupt trace.dat: compressed chunk size", pos);
 	return 0;
 }
@@ -221,7 +225,7 @@ static int chunk_inflate(const struct td_file *f, uint64_t pos, uint32_t c, unsi
  * chunks not yet there (from *pos, *left of them), for both: false when
  * there is none to take. A failure is left for when the chunk is needed.
  */
-static bool chunk_ahead(const struct td_file *f, uint64_t *pos, uint32_t *left)
+static bool chunk_ahead(const struct td_file *f, uint64_t end, uint64_t *pos, uint32_t *left)
 {
 	struct td_inflater *z = f->z;
 	struct td_share_slot *sl = NULL;
@@ -230,7 +234,7 @@ static bool chunk_ahead(const struct td_file *f, uint64_t *pos, uint32_t *left)
 	uint32_t c, u;
 
 	while (*left && !sl) {
-		if (chunk_head(f, *pos, &c, &u)) {
+		if (chunk_head(f, *pos, end, &c, &u)) {
 			*left = 0;
 			break;
 		}
@@ -249,8 +253,8 @@ static bool chunk_ahead(const struct td_file *f, uint64_t *pos, uint32_t *left)
  * The chunk at pos into dst through the share: copied if the other reader
  * inflated it, else inflated here and copied for the other.
  */
-static int chunk_shared(const struct td_file *f, uint64_t pos, uint32_t c, uint32_t u,
-			uint32_t left, unsigned char *dst)
+static int chunk_shared(const struct td_file *f, uint64_t end, uint64_t pos, uint32_t c,
+			uint32_t u, uint32_t left, unsigned char *dst)
 {
 	struct td_inflater *z = f->z;
 	struct td_share_slot *sl;
@@ -272,7 +276,7 @@ static int chunk_shared(const struct td_file *f, uint64_t pos, uint32_t c, uint3
 			hs_td_share_made(z->share, sl, !r, z->reader);
 			return r;
 		case TD_SHARE_WAIT:
-			if (!chunk_ahead(f, &apos, &aleft))
+			if (!chunk_ahead(f, end, &apos, &aleft))
 				hs_td_share_pause(&wait);
 			break;
 		case TD_SHARE_FULL:
@@ -288,8 +292,35 @@ static int chunk_shared(const struct td_file *f, uint64_t pos, uint32_t c, uint3
 	}
 }
 
-int hs_td_chunk_next(const struct td_file *f, uint64_t *pos, uint32_t *left,
-		     unsigned char **win, size_t *len, size_t *cap)
+/*
+ * A CPU's window grown to need bytes; all of a reader's windows together
+ * within TD_MAX_CHUNKS_TOTAL, as the chunk headers of a file with many
+ * CPUs could otherwise ask for gigabytes.
+ */
+static int chunk_window_grow(struct td_inflater *z, unsigned char **win, size_t *cap,
+			     size_t need, uint64_t pos)
+{
+	size_t old = *cap;
+
+	if (need <= old)
+		return 0;
+	if (z->win_bytes - old + need > TD_MAX_CHUNKS_TOTAL)
+		return chunk_fail(z, HS_ERR_INPUT,
+				  "corrupt trace.dat: compressed chunks larger than haltstat reads", pos);
+	if (!chunk_grow(win, cap, need))
+		return chunk_fail(z, HS_ERR_RUNTIME, "out of memory inflating a chunk", pos);
+	z->win_bytes += *cap - old;
+	return 0;
+}
+
+void hs_td_chunk_window_free(const struct td_file *f, unsigned char *win, size_t cap)
+{
+	f->z->win_bytes -= cap < f->z->win_bytes ? cap : f->z->win_bytes;
+	free(win);
+}
+
+int hs_td_chunk_next(const struct td_file *f, const struct td_chunks *ch, uint64_t *pos,
+		     uint32_t *left, unsigned char **win, size_t *len, size_t *cap)
 {
 	struct td_inflater *z = f->z;
 	uint32_t c, u;
@@ -297,11 +328,10 @@ int hs_td_chunk_next(const struct td_file *f, uint64_t *pos, uint32_t *left,
 
 	if (!*left)
 		return chunk_fail(z, HS_ERR_INPUT, "corrupt trace.dat: CPU data ends before its size, chunk", *pos);
-	if (chunk_head(f, *pos, &c, &u))
+	if (chunk_head(f, *pos, ch->end, &c, &u) ||
+	    chunk_window_grow(z, win, cap, *len + (u ? u : 1), *pos))
 		return -1;
-	if (!chunk_grow(win, cap, *len + (u ? u : 1)))
-		return chunk_fail(z, HS_ERR_RUNTIME, "out of memory inflating a chunk", *pos);
-	r = z->share ? chunk_shared(f, *pos, c, u, *left, *win + *len) :
+	r = z->share ? chunk_shared(f, ch->end, *pos, c, u, *left, *win + *len) :
 		       chunk_inflate(f, *pos, c, *win + *len, u);
 	if (r)
 		return -1;

@@ -87,7 +87,8 @@ static uint64_t td_long(const struct td_dec *d, const unsigned char *p)
 /*
  * The same from compressed chunks: inflates the following chunks into the
  * window, keeping the part from off on of what it held. A read from before
- * the window starts the CPU's chunks again.
+ * the window starts the CPU's chunks again. Past the last chunk of a CPU
+ * whose size was not known, NULL with no error: the size is known now.
  */
 static const unsigned char *td_chunk_at(struct td_dec *d, struct td_cur *c, uint64_t off,
 					size_t n)
@@ -102,6 +103,10 @@ static const unsigned char *td_chunk_at(struct td_dec *d, struct td_cur *c, uint
 		end = 0;
 	}
 	while (off + n > end) {
+		if (!c->zleft && c->size == TD_SIZE_UNKNOWN) {
+			c->size = end;
+			return NULL;
+		}
 		if (off >= end) {
 			c->win_off = end;
 			c->win_len = 0;
@@ -110,7 +115,8 @@ static const unsigned char *td_chunk_at(struct td_dec *d, struct td_cur *c, uint
 			c->win_len = end - off;
 			c->win_off = off;
 		}
-		r = hs_td_chunk_next(d->f, &c->zpos, &c->zleft, &c->win, &c->win_len, &c->win_cap);
+		r = hs_td_chunk_next(d->f, c->ch, &c->zpos, &c->zleft, &c->win, &c->win_len,
+				     &c->win_cap);
 		if (r <= 0) {
 			d->z_err = true;
 			return NULL;
@@ -167,19 +173,36 @@ static const unsigned char *td_at(struct td_dec *d, struct td_cur *c, uint64_t o
 	return c->win;
 }
 
-/* Loads the next page with a plausible commit; false at the end. */
-static bool td_page(struct td_dec *d, struct td_cur *c)
+/*
+ * The page at off of a CPU, *avail bytes of it (a whole page but at the
+ * end); NULL at the end or on a read error. A chunked CPU of unknown size
+ * learns it at its last chunk (td_chunk_at), and the page is asked again.
+ */
+static const unsigned char *td_page_at(struct td_dec *d, struct td_cur *c, uint64_t off,
+				       uint64_t *avail)
 {
 	uint64_t ps = d->f->page_size;
 
-	while (c->page < c->size) {
-		uint64_t avail = c->size - c->page < ps ? c->size - c->page : ps;
-		const unsigned char *pg = td_at(d, c, c->page, avail);
-		uint64_t flags, commit;
+	for (;;) {
+		const unsigned char *pg;
+		bool unknown = c->size == TD_SIZE_UNKNOWN;
 
-		if (!pg)
-			return false;
+		if (off >= c->size)
+			return NULL;
+		*avail = c->size - off < ps ? c->size - off : ps;
+		pg = td_at(d, c, off, *avail);
+		if (pg || !unknown || c->size == TD_SIZE_UNKNOWN)
+			return pg;
+	}
+}
 
+/* Loads the next page with a plausible commit; false at the end. */
+static bool td_page(struct td_dec *d, struct td_cur *c)
+{
+	uint64_t avail, flags, commit;
+	const unsigned char *pg;
+
+	while ((pg = td_page_at(d, c, c->page, &avail))) {
 		c->page += avail;
 		if (avail < d->hdr) {
 			d->meta->skipped_pages++;
@@ -753,17 +776,18 @@ static int td_merge(struct td_dec *d, struct td_cur **h, int n, struct td_out *o
 /* Sum of the known counts the pages of one CPU carry (headers only). */
 static uint64_t td_page_losses(struct td_dec *d, const struct td_cur *cur)
 {
-	uint64_t sum = 0, ps = d->f->page_size;
+	uint64_t sum = 0, avail;
 	struct td_cur tmp = { .data = cur->data, .foff = cur->foff, .size = cur->size,
 			      .ch = cur->ch };
 	struct td_cur *c = &tmp;
+	const unsigned char *pg;
 
-	for (uint64_t off = 0; off + d->hdr <= c->size; off += ps) {
-		uint64_t avail = c->size - off < ps ? c->size - off : ps;
-		const unsigned char *pg = td_at(d, c, off, avail);
+	if (c->ch)
+		c->size = TD_SIZE_UNKNOWN;
+	for (uint64_t off = 0; (pg = td_page_at(d, c, off, &avail)); off += avail) {
 		uint64_t flags, commit;
 
-		if (!pg)
+		if (avail < d->hdr)
 			break;
 		flags = td_long(d, pg + 8);
 		commit = flags & HS_RB_COMMIT_MASK;
@@ -772,7 +796,10 @@ static uint64_t td_page_losses(struct td_dec *d, const struct td_cur *cur)
 		    commit + d->f->long_size <= avail - d->hdr)
 			sum += td_long(d, pg + d->hdr + commit);
 	}
-	free(tmp.win);
+	if (c->ch)
+		hs_td_chunk_window_free(d->f, tmp.win, tmp.win_cap);
+	else
+		free(tmp.win);
 	return sum;
 }
 

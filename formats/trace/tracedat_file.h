@@ -19,8 +19,15 @@
 struct td_chunks {
 	uint64_t start, end;	/* file offsets: first chunk header, end of the chunks */
 	uint32_t count;
-	uint32_t max;		/* largest inflated chunk */
+	uint32_t max;		/* largest inflated chunk, where the headers were walked */
 };
+
+/*
+ * A chunked CPU's inflated size, until its last chunk is inflated: only
+ * hs_td_v7_check() walks every chunk header first, the decoder learns the
+ * size at the end of the CPU's data (tracedat_decode.c).
+ */
+#define TD_SIZE_UNKNOWN UINT64_MAX
 
 struct td_buf {
 	char name[HS_META_STR];
@@ -121,8 +128,10 @@ int hs_td_inflate(struct td_inflater *z, unsigned char *dst, size_t dlen,
  * growing *win (*cap) as needed. 1: done, 0: no chunk left, -1: corrupt or
  * out of memory (the message is kept for hs_td_chunk_error).
  */
-int hs_td_chunk_next(const struct td_file *f, uint64_t *pos, uint32_t *left,
-		     unsigned char **win, size_t *len, size_t *cap);
+int hs_td_chunk_next(const struct td_file *f, const struct td_chunks *ch, uint64_t *pos,
+		     uint32_t *left, unsigned char **win, size_t *len, size_t *cap);
+/* A window hs_td_chunk_next grew, freed (it counts them all). */
+void hs_td_chunk_window_free(const struct td_file *f, unsigned char *win, size_t cap);
 int hs_td_chunk_error(const struct td_file *f);
 void hs_td_inflater_free(struct td_inflater *z);
 

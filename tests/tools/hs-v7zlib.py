@@ -7,8 +7,11 @@ size 4, uncompressed size 4, zlib stream, as trace-cmd's compress2 writes),
 each CPU's pages become a chunk count and chunks of CHUNK_BYTES, and
 the options sections follow at the end with their offsets rewritten.
 
-hs-v7zlib.py IN OUT [CHUNK_BYTES]  (default 10 pages; any size, pages may straddle)
-Prints the largest compressed chunk's size.
+hs-v7zlib.py IN OUT [CHUNK_BYTES [DAMAGE]]  (default 10 pages; any size, pages may straddle)
+Prints the largest compressed chunk's size. DAMAGE spoils the first CPU's
+chunks: csize (the first chunk's compressed size runs past the CPU's
+data), usize (its inflated size one byte short), count (one chunk more
+than there are).
 """
 import struct
 import sys
@@ -59,11 +62,17 @@ def main():
             at = len(out)
             step = int(sys.argv[3]) if len(sys.argv) > 3 else 10 * page
             chunks = [raw[i:i + step] for i in range(0, len(raw), step)]
-            out.extend(struct.pack("<I", len(chunks)))
-            for ch in chunks:
+            damage = sys.argv[4] if len(sys.argv) > 4 and c == 0 else ""
+            out.extend(struct.pack("<I", len(chunks) + (damage == "count")))
+            for k, ch in enumerate(chunks):
                 z = zlib.compress(ch, 9)
                 largest = max(largest, len(z))
-                out.extend(struct.pack("<II", len(z), len(ch)) + z)
+                cz, cu = len(z), len(ch)
+                if k == 0 and damage == "csize":
+                    cz = len(raw)
+                if k == 0 and damage == "usize":
+                    cu -= 1
+                out.extend(struct.pack("<II", cz, cu) + z)
             ents.append(struct.pack("<IQQ", cid, at, len(out) - at - 4))
         out[hdr:hdr + 16] = struct.pack("<HHIQ", sid, 1, sstr, len(out) - hdr - 16)
         return struct.pack("<Q", hdr) + head + struct.pack("<I", ncpu) + b"".join(ents)
