@@ -8,8 +8,8 @@
 #include "sim.h"
 #include "whatif_types.h"
 
-/* Lanes of the vector loop: arrays are padded to a multiple of this. */
-#define HS_WHATIF_LANES 4
+/* Lanes of the widest vector loop (AVX-512): arrays are padded to a multiple of this. */
+#define HS_WHATIF_LANES_MAX 8
 
 struct hs_whatif_batch;
 
@@ -53,7 +53,7 @@ static inline void hs_whatif_batch_halt(struct hs_whatif_batch *b, unsigned int 
 }
 
 /*
- * "avx2" or "none" (the scalar loop): the loop hs_whatif_batch_init picks,
+ * "avx512", "avx2" or "none" (the scalar loop): the loop hs_whatif_batch_init picks,
  * the best this CPU runs unless HALTSTAT_VECTOR names a lesser one.
  */
 const char *hs_whatif_batch_variant(void);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The fast paths (own v6 and v7 readers with pread windows, two readers
 # that each keep half of the vCPUs, a reader whose accounting runs on a
-# second thread, batched candidates in AVX2 against the
+# second thread, batched candidates in AVX-512 and AVX2 against the
 # plain loop (HALTSTAT_VECTOR=none), streamed text and pipes) must give
 # exactly the report of the straightforward ones: libtracecmd on the same
 # file (HALTSTAT_READER=libtracecmd, for v6 and v7), one reader
@@ -77,6 +77,9 @@ run_case() {
 	check "fastpath-$c-text-pipelined-bit-identical" cmp "$d.txtpipe0.json" "$d.txtpipe1.json"
 	HALTSTAT_VECTOR=none HALTSTAT_THREADS=1 "$HALTSTAT" report -i "$d.dat" --json >"$d.scalar.json" 2>&1
 	check "fastpath-$c-scalar-replay-bit-identical" cmp "$d.own.json" "$d.scalar.json"
+	# where the default is AVX-512's eight lanes, AVX2's four too
+	HALTSTAT_VECTOR=avx2 HALTSTAT_THREADS=1 "$HALTSTAT" report -i "$d.dat" --json >"$d.avx2.json" 2>&1
+	check "fastpath-$c-avx2-replay-bit-identical" cmp "$d.own.json" "$d.avx2.json"
 
 	"$HALTSTAT" report -i - --json <"$d.dat" >"$d.stdin.json" 2>&1
 	cat "$d.dat" | "$HALTSTAT" report -i - --json >"$d.pipe.json" 2>&1

@@ -241,10 +241,10 @@ static uint64_t soa_cut(uint64_t r)
 	return (r >> 54) % 8 ? (r >> 20) % 300000 : 0;
 }
 
-static bool soa_case(enum hs_kernel_era era, int64_t grow, int64_t shrink)
+static bool soa_case(enum hs_kernel_era era, int64_t grow, int64_t shrink,
+		     const uint64_t *cand, unsigned int nc)
 {
-	static const uint64_t cand[] = { 0, 7000, 15000, 33333, 200000, 5000000 };
-	const unsigned int nc = sizeof(cand) / sizeof(cand[0]), nh = 9000;
+	const unsigned int nh = 9000;
 	struct hs_whatif_row rows[HS_WHATIF_MAX_CANDIDATES];
 	struct hs_whatif_opts o = { .era = era, .era_forced = true, .recorded_max_ns = -1,
 				    .grow = grow, .grow_start = -1, .shrink = shrink,
@@ -253,7 +253,7 @@ static bool soa_case(enum hs_kernel_era era, int64_t grow, int64_t shrink)
 	uint64_t seed = 42, delta;
 	bool ok = true;
 
-	memcpy(o.candidates, cand, sizeof(cand));
+	memcpy(o.candidates, cand, nc * sizeof(*cand));
 	w = hs_whatif_alloc(&o);
 	if (!w)
 		return false;
@@ -299,11 +299,18 @@ static bool soa_case(enum hs_kernel_era era, int64_t grow, int64_t shrink)
 	return ok;
 }
 
-/* Every loop this CPU runs (HALTSTAT_VECTOR picks it), each against hs_sim. */
+/*
+ * Every loop this CPU runs (HALTSTAT_VECTOR picks it), each against hs_sim:
+ * six candidates (one step, lanes left over) and thirteen (two steps of
+ * eight, four of four, each with lanes left over).
+ */
 static void test_batched_equals_sim(void)
 {
 	static const int64_t grows[] = { -1, 0, 3, 4 }, shrinks[] = { -1, 0, 2, 3, 4 };
-	static const char *const variants[] = { "none", "avx2" };
+	static const char *const variants[] = { "none", "avx2", "avx512" };
+	static const uint64_t six[] = { 0, 7000, 15000, 33333, 200000, 5000000 };
+	static const uint64_t thirteen[] = { 0, 5000, 10000, 20000, 40000, 60000, 90000,
+					     120000, 160000, 200000, 300000, 400000, 5000000 };
 	char name[80];
 
 	for (unsigned int v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
@@ -318,7 +325,9 @@ static void test_batched_equals_sim(void)
 		for (int era = 0; era < HS_ERA_COUNT; era++)
 			for (unsigned int g = 0; g < 4; g++)
 				for (unsigned int s = 0; s < 5; s++)
-					ok &= soa_case((enum hs_kernel_era)era, grows[g], shrinks[s]);
+					ok &= soa_case((enum hs_kernel_era)era, grows[g], shrinks[s], six, 6) &&
+					      soa_case((enum hs_kernel_era)era, grows[g], shrinks[s],
+						       thirteen, 13);
 		CHECK(ok, name);
 	}
 	unsetenv("HALTSTAT_VECTOR");
