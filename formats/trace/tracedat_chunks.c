@@ -22,11 +22,14 @@
  * Compressed bytes are read a block at a time and served from there: a
  * chunk's header and data were a pread each, and each open read every
  * header once more (the bench's v7: 40000 preads of 8 bytes to 10 KiB,
- * ~2 us each on a PVM guest). A few blocks, since the CPUs' chunks are
- * read in turns, each CPU's in order.
+ * ~2 us each on a PVM guest). A block per CPU being read, since the CPUs'
+ * chunks are read in turns, each CPU's in order: 8 of 128 KiB, or more and
+ * smaller for many CPUs, 1 MiB in all (hs_td_inflater_streams). Fewer
+ * blocks than CPUs would read a whole block for each chunk.
  */
-#define TD_ZREAD_BLOCKS 8
-#define TD_ZREAD_BLOCK ((size_t)128 << 10)
+#define TD_ZREAD_TOTAL ((size_t)1 << 20)
+#define TD_ZREAD_BLOCKS_MIN 8
+#define TD_ZREAD_BLOCKS_MAX 64
 
 struct td_zblock {
 	uint64_t off;
@@ -38,14 +41,16 @@ struct td_inflater {
 	int alg;
 	ZSTD_DCtx *zctx;
 	int fd;				/* the file, or -1: read from the mapping */
-	unsigned char *in;		/* a compressed chunk read with pread */
+	unsigned char *in;		/* a compressed chunk larger than a block */
 	size_t in_cap;
 	int code;			/* first chunk error */
 	char msg[256];
 	struct hs_td_share *share;	/* chunks inflated once for two readers, or NULL */
 	int reader;			/* this one's index there */
-	struct hs_hugebuf zread;	/* TD_ZREAD_BLOCKS blocks of TD_ZREAD_BLOCK */
-	struct td_zblock blk[TD_ZREAD_BLOCKS];
+	struct hs_hugebuf zread;	/* nblk blocks of blk_len, TD_ZREAD_TOTAL */
+	struct td_zblock blk[TD_ZREAD_BLOCKS_MAX];
+	unsigned int nblk;
+	size_t blk_len;
 	uint64_t tick;
 	uint64_t win_bytes;		/* the CPUs' windows, all told: within TD_MAX_CHUNKS_TOTAL */
 };
@@ -126,32 +131,41 @@ static bool zread_full(int fd, unsigned char *dst, size_t n, uint64_t off, size_
 	return true;
 }
 
-/* n <= TD_ZREAD_BLOCK bytes at off from a block, read there if no block holds them. */
+void hs_td_inflater_streams(struct td_inflater *z, unsigned int streams)
+{
+	unsigned int n = streams + 1 < TD_ZREAD_BLOCKS_MIN ? TD_ZREAD_BLOCKS_MIN :
+			 streams + 1 > TD_ZREAD_BLOCKS_MAX ? TD_ZREAD_BLOCKS_MAX : streams + 1;
+
+	memset(z->blk, 0, sizeof(z->blk));
+	z->nblk = n;
+	z->blk_len = TD_ZREAD_TOTAL / n / 4096 * 4096;
+}
+
+/* n <= blk_len bytes at off from a block, read there if no block holds them. */
 static const unsigned char *zread_block(struct td_inflater *z, uint64_t off, size_t n)
 {
 	unsigned char *base = z->zread.at;
 	unsigned int pick = 0;
 	size_t got;
 
-	if (!base && !(base = hs_hugebuf_alloc(&z->zread, TD_ZREAD_BLOCKS * TD_ZREAD_BLOCK)))
+	if (!base && !(base = hs_hugebuf_alloc(&z->zread, TD_ZREAD_TOTAL)))
 		return NULL;
 	z->tick++;
-	for (unsigned int i = 0; i < TD_ZREAD_BLOCKS; i++) {
+	for (unsigned int i = 0; i < z->nblk; i++) {
 		struct td_zblock *b = &z->blk[i];
 
 		if (b->len && off >= b->off && off + n <= b->off + b->len) {
 			b->used = z->tick;
-			return base + i * TD_ZREAD_BLOCK + (off - b->off);
+			return base + i * z->blk_len + (off - b->off);
 		}
 		if (b->used < z->blk[pick].used)
 			pick = i;
 	}
 	z->blk[pick] = (struct td_zblock){ 0 };
-	if (!zread_full(z->fd, base + pick * TD_ZREAD_BLOCK, TD_ZREAD_BLOCK, off, &got) ||
-	    got < n)
+	if (!zread_full(z->fd, base + pick * z->blk_len, z->blk_len, off, &got) || got < n)
 		return NULL;
 	z->blk[pick] = (struct td_zblock){ .off = off, .len = got, .used = z->tick };
-	return base + pick * TD_ZREAD_BLOCK;
+	return base + pick * z->blk_len;
 }
 
 const unsigned char *hs_td_bytes(const struct td_file *f, uint64_t off, size_t n,
@@ -163,7 +177,7 @@ const unsigned char *hs_td_bytes(const struct td_file *f, uint64_t off, size_t n
 
 	if (z->fd < 0)
 		return f->buf + off;
-	if (n <= TD_ZREAD_BLOCK) {
+	if (n <= z->blk_len) {
 		if (!(p = zread_block(z, off, n)))
 			return NULL;
 		if (!small)
@@ -345,8 +359,10 @@ struct td_inflater *hs_td_inflater_alloc(int fd)
 {
 	struct td_inflater *z = calloc(1, sizeof(*z));
 
-	if (z)
+	if (z) {
 		z->fd = fd;
+		hs_td_inflater_streams(z, 0);
+	}
 	return z;
 }
 

@@ -117,9 +117,14 @@ struct hs_td_share;
 void hs_td_inflater_share(struct td_inflater *z, struct hs_td_share *share);
 int hs_td_inflater_set(struct td_inflater *z, int alg);
 int hs_td_inflater_alg(const struct td_inflater *z);
-/* n bytes of the file at off (already checked to be in it): pread into small (or a buffer of z's), or mapped. */
+/*
+ * n bytes of the file at off (already checked to be in it): copied into
+ * small, or else where z holds them until its next read; or mapped.
+ */
 const unsigned char *hs_td_bytes(const struct td_file *f, uint64_t off, size_t n,
 				 unsigned char *small);
+/* The chunk streams read in turns (a CPU's each): z's read blocks are laid out for them. */
+void hs_td_inflater_streams(struct td_inflater *z, unsigned int streams);
 /* Exactly dlen bytes out of src, or -1. */
 int hs_td_inflate(struct td_inflater *z, unsigned char *dst, size_t dlen,
 		  const unsigned char *src, size_t slen);

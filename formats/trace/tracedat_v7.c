@@ -643,6 +643,7 @@ int hs_td_v7_read(const unsigned char *buf, size_t len, int fd, struct hs_sink *
 		ret = v7_parse(&v);
 	if (!ret) {
 		hs_td_inflater_share(f.z, share);
+		hs_td_inflater_streams(f.z, (unsigned int)(f.ncpus * f.nbufs));
 		ret = hs_td_run(&f, fd, sink);
 	}
 	v7_free(&v);
