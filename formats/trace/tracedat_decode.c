@@ -924,9 +924,14 @@ static int td_use_buf(struct td_dec *d, int i, struct td_cur *bc, struct td_cur 
 	return 0;
 }
 
-/* pread windows: 128 KiB per CPU (copied, then parsed from the L2 cache), 16 MiB in all. */
+/*
+ * pread windows: 128 KiB per CPU (copied, then parsed from the L2 cache),
+ * 8 MiB in all for all the readers of a file (td_readers): a recording of
+ * 64 CPUs or more gets smaller ones. With 16 MiB, two readers of 256 CPUs
+ * (each also with a queue and a runqueue history per CPU) peaked at 39 MiB.
+ */
 #define TD_WIN_MAX (128u << 10)
-#define TD_WIN_TOTAL (16u << 20)
+#define TD_WIN_TOTAL (8u << 20)
 
 static size_t td_win_cap(const struct td_file *f, size_t ncur)
 {
@@ -995,13 +1000,25 @@ static void td_cursors_free(struct td_cur *cur, size_t ncur)
 	free(cur);
 }
 
+/*
+ * Readers of the same recording at once: the two halves of a split in
+ * time, or the readers that each keep a share of the vCPUs (two readers
+ * of 128 CPUs held 16 MiB of windows each).
+ */
+static size_t td_readers(const struct hs_sink *s, const struct hs_td_half *half)
+{
+	if (half)
+		return 2;
+	return s->keeps && s->kvm_shard.count > 1 ? s->kvm_shard.count : 1;
+}
+
 int hs_td_decode(struct td_file *f, int fd, struct hs_sink *s, struct hs_td_stats *tlost,
 		 struct hs_td_half *half)
 {
 	size_t ncur = (size_t)(f->nbufs ? f->nbufs : 1) * (f->ncpus ? f->ncpus : 1);
 	struct td_dec d = { .f = f, .meta = s->meta, .hdr = 8 + f->long_size, .fd = fd,
-			    /* the halves of a split share the windows' budget */
-			    .win_cap = td_win_cap(f, half ? 2 * ncur : ncur),
+			    /* the halves of a split, the readers of a share: one windows' budget */
+			    .win_cap = td_win_cap(f, ncur * td_readers(s, half)),
 			    .drop = s->keeps && s->count ? s : NULL,
 			    .kvm_shard = s->keeps && s->count ? s->kvm_shard :
 							     (struct hs_shard){ 0 },

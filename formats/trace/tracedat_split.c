@@ -26,6 +26,14 @@
 
 /* Worth a second reader from this much trace data (HALTSTAT_SPLIT=1: always). */
 #define HS_TD_SPLIT_MIN_BYTES (16u << 20)
+/*
+ * Not past this many CPUs, even when asked: the second reader's front and
+ * its clone at the cut hold a runqueue history per CPU (12 KiB), and the
+ * cut needs every CPU's cursor to agree. A generated recording of 256 CPUs
+ * (62 MB, 640000 halts) peaked at 31 MiB split against 20 MiB read once,
+ * and its second reader was turned down at the cut: 314 against 194 ms.
+ */
+#define HS_TD_SPLIT_MAX_CPUS 128
 /* How far before the cut the second reader starts: its front's time to catch up. */
 #define HS_TD_SPLIT_WARM_NS 100000000ull
 /* Page headers read to place the cut: up to 64 a CPU, fewer where CPUs are many. */
@@ -75,7 +83,8 @@ static bool td_split_wanted(const struct td_file *f, int fd, const struct hs_sin
 	uint64_t bytes = 0;
 	cpu_set_t set;
 
-	if (!env || !s->second || s->keeps || f->nbufs != 1 || b->chunks || f->ncpus < 1 || fd < 0 ||
+	if (!env || !s->second || s->keeps || f->nbufs != 1 || b->chunks || f->ncpus < 1 ||
+	    f->ncpus > HS_TD_SPLIT_MAX_CPUS || fd < 0 ||
 	    (s->sched_counted && s->sched_counted(s->priv)))
 		return false;
 	if (env > 0)
