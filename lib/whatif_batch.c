@@ -113,12 +113,13 @@ batch_halt(struct hs_whatif_batch *b, unsigned int n, const struct hs_sim_params
 	b->halts++;
 	valid = valid || !(rules & HS_RULE_VALID_FIELD);
 	if (lanes && valid && k.grow >= -1 && k.shrink >= -1) {
-		unsigned int steps = (n + lanes - 1) / lanes * lanes;
+		/* n up to whole steps: the lanes past the last candidate hold M = 0 */
+		unsigned int padded = (n + lanes - 1) / lanes * lanes;
 
 		if (lanes == 8)
-			v8_halt(b, steps, &k, rules, d, p->wake_overhead_ns, cut);
+			v8_halt(b, padded, &k, rules, d, p->wake_overhead_ns, cut);
 		else
-			v4_halt(b, steps, &k, rules, d, p->wake_overhead_ns, cut);
+			v4_halt(b, padded, &k, rules, d, p->wake_overhead_ns, cut);
 		return;
 	}
 	batch_halt_scalar(b, n, p, rules, d, valid, cut);

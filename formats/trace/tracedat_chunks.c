@@ -201,17 +201,16 @@ static uint32_t chunk_u32(const struct td_file *f, const unsigned char *p)
 /* How many of a CPU's next chunks a reader inflates while it waits for one */
 #define TD_AHEAD 4
 
-/* The chunk at pos, before end: its compressed and inflated sizes, checked; -1: bad. */
-static int chunk_head(const struct td_file *f, uint64_t pos, uint64_t end, uint32_t *c,
-		      uint32_t *u)
+int hs_td_chunk_head(const struct td_file *f, uint64_t pos, uint64_t end, uint32_t *c,
+		     uint32_t *u)
 {
 	unsigned char hdr[8];
 	const unsigned char *h;
 
+	if (end < pos || end - pos < 8)
+		return chunk_fail(f->z, HS_ERR_INPUT, "corrupt trace.dat: compressed chunk header", pos);
 	if (pos > f->len || f->len - pos < 8 || !(h = hs_td_bytes(f, pos, 8, hdr)))
 		return chunk_fail(f->z, HS_ERR_INPUT, "truncated trace.dat: compressed chunk", pos);
-	if (end < pos + 8)
-		return chunk_fail(f->z, HS_ERR_INPUT, "corrupt trace.dat: compressed chunk header", pos);
 	*c = chunk_u32(f, h);
 	*u = chunk_u32(f, h + 4);
 	if (*c > f->len - pos - 8 || *c > end - pos - 8 || *c > TD_MAX_ZCHUNK || *u > TD_MAX_CHUNK)
@@ -248,7 +247,7 @@ static bool chunk_ahead(const struct td_file *f, uint64_t end, uint64_t *pos, ui
 	uint32_t c, u;
 
 	while (*left && !sl) {
-		if (chunk_head(f, *pos, end, &c, &u)) {
+		if (hs_td_chunk_head(f, *pos, end, &c, &u)) {
 			*left = 0;
 			break;
 		}
@@ -342,7 +341,7 @@ int hs_td_chunk_next(const struct td_file *f, const struct td_chunks *ch, uint64
 
 	if (!*left)
 		return chunk_fail(z, HS_ERR_INPUT, "corrupt trace.dat: CPU data ends before its size, chunk", *pos);
-	if (chunk_head(f, *pos, ch->end, &c, &u) ||
+	if (hs_td_chunk_head(f, *pos, ch->end, &c, &u) ||
 	    chunk_window_grow(z, win, cap, *len + (u ? u : 1), *pos))
 		return -1;
 	r = z->share ? chunk_shared(f, ch->end, *pos, c, u, *left, *win + *len) :

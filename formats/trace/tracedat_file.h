@@ -129,6 +129,13 @@ void hs_td_inflater_streams(struct td_inflater *z, unsigned int streams);
 int hs_td_inflate(struct td_inflater *z, unsigned char *dst, size_t dlen,
 		  const unsigned char *src, size_t slen);
 /*
+ * The header of the chunk at pos, whose CPU's chunks end at end: its
+ * compressed and inflated sizes, checked against end, the file and the
+ * ceilings; -1: bad (the message is kept for hs_td_chunk_error).
+ */
+int hs_td_chunk_head(const struct td_file *f, uint64_t pos, uint64_t end, uint32_t *c,
+		     uint32_t *u);
+/*
  * The next chunk of ch (pos/left advanced) inflated into *win at *len,
  * growing *win (*cap) as needed. 1: done, 0: no chunk left, -1: corrupt or
  * out of memory (the message is kept for hs_td_chunk_error).

@@ -361,12 +361,8 @@ static int v7_chunks_scan(struct v7 *v, uint64_t off, uint64_t size, struct td_c
 	for (uint32_t i = 0; i < ch->count; i++) {
 		uint32_t c, u;
 
-		if (ch->end - pos < 8 || !(h = hs_td_bytes(f, pos, 8, tmp)))
-			return v7_corrupt(v, "compressed chunk header", pos);
-		c = v7_u32(f, h);
-		u = v7_u32(f, h + 4);
-		if (c > ch->end - pos - 8 || c > TD_MAX_ZCHUNK || u > TD_MAX_CHUNK)
-			return v7_corrupt(v, "compressed chunk size", pos);
+		if (hs_td_chunk_head(f, pos, ch->end, &c, &u))
+			return hs_td_chunk_error(f);
 		*total += u;
 		ch->max = u > ch->max ? u : ch->max;
 		pos += 8 + (uint64_t)c;
