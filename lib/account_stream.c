@@ -162,22 +162,41 @@ static struct hs_contention *front_contention(struct hs_account *a)
 	return f->ctn;
 }
 
-/* The front's count and span of n sched events, taken by the contention. */
-static void front_sched_count(struct hs_account_front *f, const struct hs_event *ev, size_t n)
-{
-	uint64_t lo = ev[0].ts, hi = ev[0].ts, count[HS_EV_ANALYSED_LAST + 1] = { 0 };
+/*
+ * A run of sched events at the head of a batch, and what the front counts
+ * of it, found in one pass: counted in registers, since an array indexed
+ * by kind chained each event to the store of the one before.
+ */
+struct front_run {
+	size_t n;
+	uint64_t switches, wakeups, lo, hi;
+};
 
-	for (size_t i = 0; i < n; i++) {
-		count[ev[i].kind]++;
-		lo = ev[i].ts < lo ? ev[i].ts : lo;
-		hi = ev[i].ts > hi ? ev[i].ts : hi;
+static struct front_run front_run_scan(const struct hs_event *ev, size_t n)
+{
+	struct front_run r = { .lo = UINT64_MAX };
+	size_t i = 0;
+
+	for (; i < n && hs_ev_sched(ev[i].kind); i++) {
+		r.switches += ev[i].kind == HS_EV_SCHED_SWITCH;
+		r.wakeups += ev[i].kind == HS_EV_SCHED_WAKEUP;
+		r.lo = ev[i].ts < r.lo ? ev[i].ts : r.lo;
+		r.hi = ev[i].ts > r.hi ? ev[i].ts : r.hi;
 	}
-	for (int k = HS_EV_SCHED_SWITCH; k <= HS_EV_SCHED_WAKING; k++)
-		f->events[k] += count[k];
-	if (!f->have_ts || lo < f->first_ts)
-		f->first_ts = lo;
-	if (!f->have_ts || hi > f->last_ts)
-		f->last_ts = hi;
+	r.n = i;
+	return r;
+}
+
+/* The front's count and span of a run of sched events, taken by the contention. */
+static void front_sched_count(struct hs_account_front *f, const struct front_run *r)
+{
+	f->events[HS_EV_SCHED_SWITCH] += r->switches;
+	f->events[HS_EV_SCHED_WAKEUP] += r->wakeups;
+	f->events[HS_EV_SCHED_WAKING] += r->n - r->switches - r->wakeups;
+	if (!f->have_ts || r->lo < f->first_ts)
+		f->first_ts = r->lo;
+	if (!f->have_ts || r->hi > f->last_ts)
+		f->last_ts = r->hi;
 	f->have_ts = true;
 }
 
@@ -199,7 +218,8 @@ bool hs_account_sched_counted(const struct hs_account *a)
 	return front_kvm_absent(a) && !account_ranged(&a->opts);
 }
 
-static int front_sched(struct hs_account *a, const struct hs_event *ev, size_t n)
+static int front_sched(struct hs_account *a, const struct hs_event *ev,
+		       const struct front_run *run)
 {
 	struct hs_contention *c;
 	int ret = 0;
@@ -207,29 +227,27 @@ static int front_sched(struct hs_account *a, const struct hs_event *ev, size_t n
 	/* the runqueues are followed for the halts only: most of the cost of a sched event */
 	if (!front_kvm_absent(a)) {
 		c = front_contention(a);
-		ret = c ? hs_contention_sched(c, ev, n) : HS_ERR_RUNTIME;
+		ret = c ? hs_contention_sched(c, ev, run->n) : HS_ERR_RUNTIME;
 	}
 	if (!ret)
-		front_sched_count(&a->front, ev, n);
+		front_sched_count(&a->front, run);
 	return ret;
 }
 
 int hs_account_front_sched(struct hs_account *a, const struct hs_event *ev, size_t n,
 			   size_t *taken)
 {
+	struct front_run run = front_run_scan(ev, n);
 	struct hs_halt_facts facts;
-	size_t k = 0;
 	bool pass;
 	int ret = 0;
 
-	while (k < n && hs_ev_sched(ev[k].kind))
-		k++;
-	*taken = k;
-	if (!k)
+	*taken = run.n;
+	if (!run.n)
 		return 0;
 	if (!account_ranged(&a->opts))
-		return front_sched(a, ev, k);
-	for (size_t i = 0; i < k && !ret; i++)
+		return front_sched(a, ev, &run);
+	for (size_t i = 0; i < run.n && !ret; i++)
 		ret = hs_account_front(a, &ev[i], &facts, &pass);
 	return ret;
 }
@@ -245,8 +263,11 @@ int hs_account_front(struct hs_account *a, const struct hs_event *ev,
 		return HS_ERR_INPUT;
 	if (!front_in_range(&a->front, &a->opts, ev->ts))
 		return 0;
-	if (hs_ev_sched(ev->kind))
-		return front_sched(a, ev, 1);
+	if (hs_ev_sched(ev->kind)) {
+		struct front_run run = front_run_scan(ev, 1);
+
+		return front_sched(a, ev, &run);
+	}
 	if ((ev->kind == HS_EV_VCPU_WAKEUP || ev->kind == HS_EV_HALT_POLL_NS) &&
 	    hs_account_owns(a, ev->tid)) {
 		c = front_contention(a);

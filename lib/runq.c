@@ -218,12 +218,12 @@ static inline __attribute__((always_inline)) void runq_switch(struct hs_runq *q,
 	}
 	/* sleeping or preempted at random: a mask, not a branch (no pids[] holds 0) */
 	left = sw->prev_pid & -(int32_t)(!sw->prev_runnable & (sw->prev_pid > 0));
-	runq_remove(c, left);
 	if (sw->next_pid <= 0) {
 		/* idle runs only on an empty runqueue: whatever was left is stale */
 		c->n = 0;
 		c->overflow = false;
 	} else {
+		runq_remove(c, left);
 		runq_add(q, c, cpu, sw->next_pid, ts);
 	}
 	runq_mark(c, ts, first, left);
