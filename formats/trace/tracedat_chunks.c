@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <zlib.h>
 #include <zstd.h>
@@ -114,23 +113,6 @@ static bool chunk_grow(unsigned char **win, size_t *cap, size_t need)
 	return true;
 }
 
-static bool zread_full(int fd, unsigned char *dst, size_t n, uint64_t off, size_t *got)
-{
-	*got = 0;
-	while (*got < n) {
-		ssize_t r = pread(fd, dst + *got, n - *got, (off_t)(off + *got));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return false;
-		if (r == 0)
-			break;
-		*got += (size_t)r;
-	}
-	return true;
-}
-
 void hs_td_inflater_streams(struct td_inflater *z, unsigned int streams)
 {
 	unsigned int n = streams + 1 < TD_ZREAD_BLOCKS_MIN ? TD_ZREAD_BLOCKS_MIN :
@@ -162,7 +144,7 @@ static const unsigned char *zread_block(struct td_inflater *z, uint64_t off, siz
 			pick = i;
 	}
 	z->blk[pick] = (struct td_zblock){ 0 };
-	if (!zread_full(z->fd, base + pick * z->blk_len, z->blk_len, off, &got) || got < n)
+	if (!hs_td_pread_full(z->fd, base + pick * z->blk_len, z->blk_len, off, &got) || got < n)
 		return NULL;
 	z->blk[pick] = (struct td_zblock){ .off = off, .len = got, .used = z->tick };
 	return base + pick * z->blk_len;
@@ -190,7 +172,7 @@ const unsigned char *hs_td_bytes(const struct td_file *f, uint64_t off, size_t n
 			return NULL;
 		small = z->in;
 	}
-	return zread_full(z->fd, small, n, off, &got) && got == n ? small : NULL;
+	return hs_td_pread_full(z->fd, small, n, off, &got) && got == n ? small : NULL;
 }
 
 static uint32_t chunk_u32(const struct td_file *f, const unsigned char *p)

@@ -2,15 +2,17 @@
 /*
  * What the trace.dat readers (own and libtracecmd) share besides the page
  * decoder: where haltstat's trailer is, the release in the uname option,
- * the cmdlines, and the checked copy of an event format that libtraceevent
- * gets instead of the file's bytes.
+ * the cmdlines, the checked copy of an event format that libtraceevent
+ * gets instead of the file's bytes, and a pread of all it asks for.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 
@@ -23,6 +25,23 @@ static void copy_str(char *dst, size_t size, const char *s, size_t n)
 		n = size - 1;
 	memcpy(dst, s, n);
 	dst[n] = '\0';
+}
+
+bool hs_td_pread_full(int fd, unsigned char *dst, size_t n, uint64_t off, size_t *got)
+{
+	*got = 0;
+	while (*got < n) {
+		ssize_t r = pread(fd, dst + *got, n - *got, (off_t)(off + *got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return false;
+		if (r == 0)
+			break;
+		*got += (size_t)r;
+	}
+	return true;
 }
 
 /* "Linux host 6.1.0-13-amd64 #1 SMP ..." -> third word */

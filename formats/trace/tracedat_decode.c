@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <event-parse.h>
 
@@ -140,7 +139,6 @@ static size_t td_win_len(const struct td_dec *d, uint64_t size)
 static const unsigned char *td_at(struct td_dec *d, struct td_cur *c, uint64_t off, size_t n)
 {
 	size_t want;
-	ssize_t got;
 
 	if (c->ch)
 		return td_chunk_at(d, c, off, n);
@@ -158,17 +156,13 @@ static const unsigned char *td_at(struct td_dec *d, struct td_cur *c, uint64_t o
 	}
 	want = c->size - off < d->win_cap ? (size_t)(c->size - off) : d->win_cap;
 	c->win_off = off;
-	c->win_len = 0;
-	while (c->win_len < want) {
-		got = pread(d->fd, c->win + c->win_len, want - c->win_len,
-			    (off_t)(c->foff + off + c->win_len));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0) {
-			d->io_err = got < 0 ? errno : EIO;
-			return NULL;
-		}
-		c->win_len += (size_t)got;
+	if (!hs_td_pread_full(d->fd, c->win, want, c->foff + off, &c->win_len)) {
+		d->io_err = errno;
+		return NULL;
+	}
+	if (c->win_len < want) {
+		d->io_err = EIO;
+		return NULL;
 	}
 	return c->win;
 }

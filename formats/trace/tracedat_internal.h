@@ -64,6 +64,12 @@ int hs_td_trailer_find(const unsigned char *buf, size_t len, uint64_t data_end,
 		       uint64_t *start, uint64_t *tlen);
 
 void hs_td_uname_release(const char *uname, size_t len, struct hs_meta *meta);
+
+/*
+ * n bytes of fd at off into dst, as many as the file has: false on a read
+ * error (errno tells which), else *got is below n only at the file's end.
+ */
+bool hs_td_pread_full(int fd, unsigned char *dst, size_t n, uint64_t off, size_t *got);
 void hs_td_cmdlines_apply(const char *text, size_t len, struct hs_sink *sink);
 
 /* v6 decoder proper; hs_tracedat_read wraps it around an hs_account. */
